@@ -1,0 +1,64 @@
+/** @jest-config-loader esbuild-register */
+import type { Config } from 'jest';
+
+/**
+ * One Jest project per package. Everything runs as native ESM (the Nest 12 packages are
+ * ESM-only), compiled by SWC with legacy decorators and decorator metadata, as `tsc` would.
+ */
+const swcTransform: Config['transform'] = {
+  '^.+\\.ts$': [
+    '@swc/jest',
+    {
+      jsc: {
+        parser: { syntax: 'typescript', decorators: true },
+        transform: {
+          legacyDecorator: true,
+          decoratorMetadata: true,
+          useDefineForClassFields: false,
+        },
+        target: 'es2022',
+        keepClassNames: true,
+      },
+      module: { type: 'es6' },
+      sourceMaps: 'inline',
+    },
+  ],
+};
+
+const workspaceAliases: Record<string, string> = {
+  '^@oncely/core$': '<rootDir>/packages/core/src/index.ts',
+  '^@oncely/core/testing$': '<rootDir>/packages/core/src/testing/index.ts',
+  '^@oncely/redis$': '<rootDir>/packages/redis/src/index.ts',
+  '^@oncely/typeorm$': '<rootDir>/packages/typeorm/src/index.ts',
+  '^@oncely/nestjs$': '<rootDir>/packages/nestjs/src/index.ts',
+  '^@oncely/express$': '<rootDir>/packages/express/src/index.ts',
+  '^@oncely/testing-kit$': '<rootDir>/libs/testing/src/index.ts',
+  '^(\\.{1,2}/.*)\\.js$': '$1',
+};
+
+function project(displayName: string, root: string, testTimeout?: number): Config {
+  return {
+    displayName,
+    rootDir: '.',
+    roots: [`<rootDir>/${root}`],
+    testMatch: ['**/*.spec.ts'],
+    testEnvironment: 'node',
+    extensionsToTreatAsEsm: ['.ts'],
+    transform: swcTransform,
+    moduleNameMapper: workspaceAliases,
+    ...(testTimeout ? { testTimeout } : {}),
+  };
+}
+
+const config: Config = {
+  projects: [
+    project('core', 'packages/core'),
+    project('redis', 'packages/redis', 60_000),
+    project('typeorm', 'packages/typeorm', 60_000),
+    project('nestjs', 'packages/nestjs', 60_000),
+    project('express', 'packages/express', 60_000),
+    project('testing-kit', 'libs/testing', 60_000),
+  ],
+};
+
+export default config;

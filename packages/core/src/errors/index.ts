@@ -1,0 +1,1 @@
+export { OncelyError } from './oncely-error.js';

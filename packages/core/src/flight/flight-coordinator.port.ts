@@ -1,0 +1,77 @@
+import { OncelyError } from '../errors/oncely-error.js';
+
+/**
+ * The cross-process side of SingleFlight: leases, cached outcomes and completion notices for one
+ * business key. Implementations: `InMemoryFlightCoordinator` (one process, the embedded default)
+ * and `RedisFlightCoordinator` in `@oncely/redis`. Every method is one atomic step; every method
+ * that changes a lease checks the caller's `owner` token first, so nobody releases, renews or
+ * completes a lease they do not hold.
+ *
+ * Payloads are opaque strings produced by the engine's codec; a coordinator never parses them.
+ * All durations are milliseconds.
+ */
+export interface FlightCoordinator {
+  /**
+   * One round trip deciding what the caller does next: a cached result or cached deterministic
+   * error is returned as is; otherwise a free lease is taken (the caller leads, with a fencing
+   * token that only ever grows per key); otherwise the lease's remaining time is reported.
+   */
+  acquire(key: string, owner: string, leaseTtlMs: number): Promise<AcquireOutcome>;
+
+  /** Extends the lease if `owner` still holds it. `false` means the lease is lost. */
+  renew(key: string, owner: string, leaseTtlMs: number): Promise<boolean>;
+
+  /**
+   * If `owner` still holds the lease: stores the outcome (unless its TTL is 0), deletes the
+   * lease and notifies waiters, atomically. `false` means the lease was lost and nothing was
+   * stored.
+   */
+  complete(key: string, owner: string, outcome: FlightOutcome): Promise<boolean>;
+
+  /**
+   * If `owner` still holds the lease: deletes it and notifies waiters without storing anything
+   * (a transient failure: the next caller may lead). `false` means the lease was lost.
+   */
+  release(key: string, owner: string): Promise<boolean>;
+
+  /**
+   * Resolves on the first completion or release notice for `key` after the call, or after
+   * `timeoutMs` (whichever comes first), or when `signal` aborts. Never rejects: a missed notice
+   * only costs a poll, since callers re-`acquire` afterwards.
+   */
+  waitForNotice(key: string, timeoutMs: number, signal?: AbortSignal): Promise<void>;
+
+  /** Releases connections this coordinator created (never those passed in by the user). */
+  close(): Promise<void>;
+}
+
+export const FlightCoordinator = Symbol('FlightCoordinator');
+
+export type AcquireOutcome =
+  | { readonly kind: 'leader'; readonly fence: number }
+  | { readonly kind: 'cached'; readonly payload: string }
+  | { readonly kind: 'failed'; readonly payload: string }
+  | { readonly kind: 'busy'; readonly leaseRemainingMs: number };
+
+/** What a leader leaves behind: a result or a deterministic error, each with its own TTL. */
+export type FlightOutcome =
+  | { readonly kind: 'result'; readonly payload: string; readonly ttlMs: number }
+  | { readonly kind: 'error'; readonly payload: string; readonly ttlMs: number };
+
+/**
+ * Raised by a coordinator when its backend cannot be reached (connection refused, timeout).
+ * The engine turns it into the `onCoordinatorDown` policy; anything else propagates.
+ */
+export class CoordinatorUnavailableError extends OncelyError {
+  readonly code = 'coordinator_unavailable';
+
+  constructor(
+    readonly backend: string,
+    options?: ErrorOptions,
+  ) {
+    super(
+      `The SingleFlight coordinator (${backend}) cannot be reached. Check that it is running and reachable, or set onCoordinatorDown: 'open' to run uncoordinated while it is down.`,
+      options,
+    );
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * Public shapes of `SingleFlight.run`. All durations are milliseconds.
+ */
+
+/** How a caller obtained its result. */
+export type FlightSource = 'executed' | 'joined' | 'shared' | 'cached';
+
+export interface FlightResult<T> {
+  readonly value: T;
+  readonly source: FlightSource;
+}
+
+/** Handed to the leader's work. */
+export interface FlightContext {
+  readonly key: string;
+  /** Fencing token of this leadership; strictly greater than any earlier leader's for the key. */
+  readonly fence: number;
+  /** Fires when the lease is lost (renewal refused or failed): stop and do not commit. */
+  readonly signal: AbortSignal;
+}
+
+export type FlightWork<T> = (context: FlightContext) => Promise<T>;
+
+/** Decides whether a failure of the work is shared with waiters or lets one of them retry. */
+export interface FailurePolicy {
+  /**
+   * `deterministic`: the same input would fail the same way (validation-type 4xx); it is shared
+   * with waiters and cached for `errorTtl`. `transient`: the lease is released so a waiter may
+   * run the work again.
+   */
+  classify(error: unknown): 'deterministic' | 'transient';
+  /** Turns a deterministic error into a JSON-compatible value that crosses processes. */
+  serialize(error: unknown): unknown;
+  /** Rebuilds the error a follower throws from what `serialize` produced. */
+  deserialize(serialized: unknown): Error;
+}
+
+export interface FlightOptions {
+  /** Lease time-to-live; the watchdog renews at a fraction of it while the work runs. */
+  readonly leaseTtl?: number;
+  /** How long a result stays cached after the flight; 0 = not cached. */
+  readonly resultTtl?: number;
+  /** How long a deterministic error stays cached; 0 = not cached. */
+  readonly errorTtl?: number;
+  /** How long a follower waits for the leader before `FlightBusyError`. */
+  readonly wait?: number;
+  /** `reject`: a follower fails at once with `FlightBusyError` instead of waiting. */
+  readonly onBusy?: 'wait' | 'reject';
+  readonly failurePolicy?: FailurePolicy;
+  /** `open`: run the work uncoordinated when the coordinator is unreachable; `closed`: throw. */
+  readonly onCoordinatorDown?: 'open' | 'closed';
+}

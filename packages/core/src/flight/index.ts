@@ -1,0 +1,3 @@
+export * from './clock.js';
+export * from './flight-coordinator.port.js';
+export * from './flight.types.js';

@@ -1,0 +1,57 @@
+import type { StoredResponse } from './stored-response.js';
+
+/**
+ * Durable idempotency records: one record per identity, under a unique constraint, which is the
+ * lock. Implementations: `InMemoryIdempotencyRecordStore` (embedded default),
+ * `TypeOrmIdempotencyRecordStore` in `@oncely/typeorm`, `RedisIdempotencyRecordStore` in
+ * `@oncely/redis`. All durations are milliseconds. Expired records are treated as absent.
+ */
+export interface IdempotencyRecordStore {
+  /**
+   * Claims `identity` for the caller, or says why not. `digest` is the full SHA-256 hex of the
+   * canonical input: a record with the same identity and another digest is a `mismatch` and is
+   * left untouched. An in-progress record whose lease expired is taken over with a higher fence.
+   */
+  begin(identity: string, digest: string, options: BeginOptions): Promise<BeginOutcome>;
+
+  /**
+   * Stores the response and marks the record completed, if `lease` still holds it (same owner
+   * token and fence). Throws `LeaseLostError` otherwise, and stores nothing.
+   */
+  complete(lease: RecordLease, response: StoredResponse): Promise<void>;
+
+  /** Deletes the record if `lease` still holds it (a transient failure: a retry runs again). */
+  release(lease: RecordLease): Promise<void>;
+
+  /** Extends the lease if it is still held; `false` means it was lost. */
+  renew(lease: RecordLease, leaseTtlMs: number): Promise<boolean>;
+
+  /** Deletes up to `batchSize` expired records; returns how many were deleted. */
+  purgeExpired(batchSize: number): Promise<number>;
+}
+
+export const IdempotencyRecordStore = Symbol('IdempotencyRecordStore');
+
+export interface BeginOptions {
+  /** How long the caller holds the record while it works. */
+  readonly leaseTtlMs: number;
+  /** How long a completed record is kept (and replayed) after completion. */
+  readonly retentionMs: number;
+}
+
+/** Proof of holding a record; pass it back to `complete`, `release` and `renew`. */
+export interface RecordLease {
+  readonly identity: string;
+  /** SHA-256 hex of the identity: the unique column. */
+  readonly keyHash: string;
+  readonly ownerToken: string;
+  /** Grows on every takeover; `complete` only succeeds with the current one. */
+  readonly fence: number;
+  readonly leaseExpiresAt: Date;
+}
+
+export type BeginOutcome =
+  | { readonly kind: 'acquired'; readonly lease: RecordLease }
+  | { readonly kind: 'replay'; readonly response: StoredResponse }
+  | { readonly kind: 'mismatch' }
+  | { readonly kind: 'in_progress'; readonly retryAfterMs: number };
