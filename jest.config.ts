@@ -36,7 +36,7 @@ const workspaceAliases: Record<string, string> = {
   '^(\\.{1,2}/.*)\\.js$': '$1',
 };
 
-function project(displayName: string, root: string, testTimeout?: number): Config {
+function project(displayName: string, root: string): Config {
   return {
     displayName,
     rootDir: '.',
@@ -46,18 +46,20 @@ function project(displayName: string, root: string, testTimeout?: number): Confi
     extensionsToTreatAsEsm: ['.ts'],
     transform: swcTransform,
     moduleNameMapper: workspaceAliases,
-    ...(testTimeout ? { testTimeout } : {}),
   };
 }
 
 const config: Config = {
+  // Suites talk to real Redis and databases and start child processes and servers.
+  testTimeout: 60_000,
   projects: [
     project('core', 'packages/core'),
-    project('redis', 'packages/redis', 60_000),
-    project('typeorm', 'packages/typeorm', 60_000),
-    project('nestjs', 'packages/nestjs', 60_000),
-    project('express', 'packages/express', 60_000),
-    project('testing-kit', 'libs/testing', 60_000),
+    project('redis', 'packages/redis'),
+    project('typeorm', 'packages/typeorm'),
+    project('nestjs', 'packages/nestjs'),
+    project('express', 'packages/express'),
+    project('testing-kit', 'libs/testing'),
+    project('demo', 'apps/demo'),
   ],
 };
 

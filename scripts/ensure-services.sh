@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Makes sure the services the tests talk to are up on loopback: Redis (6379), PostgreSQL (5432,
-# trust auth, database "test") and MariaDB (3306, root without password, database "test").
+# trust auth, database "test"), MariaDB (3306, root without password, database "test"), NATS
+# (4222), and Debian's Chromium for the demo's browser test.
 # Starts a stopped service; installs a missing one from Debian's packages.
 set -euo pipefail
 
@@ -67,6 +68,24 @@ ensure_mariadb() {
   mariadb -h 127.0.0.1 -uroot -e 'create database if not exists test'
 }
 
+ensure_nats() {
+  # The Nest package's message-handler suite talks to NATS (with JetStream) on 4222.
+  command -v nats-server >/dev/null || apt_install nats-server
+  if ! (exec 3<>/dev/tcp/127.0.0.1/4222) 2>/dev/null; then
+    mkdir -p /var/lib/nats-server /var/log
+    start-stop-daemon --start --oknodo --background --exec /usr/sbin/nats-server -- \
+      -a 127.0.0.1 -p 4222 -js -sd /var/lib/nats-server -l /var/log/nats-server.log
+  fi
+  wait_for nats bash -c '(exec 3<>/dev/tcp/127.0.0.1/4222)'
+}
+
+ensure_chromium() {
+  # The demo's browser test drives Debian's Chromium through playwright-core.
+  command -v chromium >/dev/null || apt_install chromium
+}
+
 ensure_redis
 ensure_postgres
 ensure_mariadb
+ensure_nats
+ensure_chromium

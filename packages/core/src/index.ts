@@ -4,3 +4,4 @@ export * from './flight/index.js';
 export * from './record/index.js';
 export * from './http/index.js';
 export * from './events/index.js';
+export * from './security/index.js';

@@ -1,1 +1,3 @@
-export {};
+export * from './flight/index.js';
+export * from './record/index.js';
+export * from './security/index.js';

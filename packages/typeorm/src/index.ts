@@ -1,1 +1,10 @@
-export {};
+export * from './idempotency-record.entity.js';
+export * from './idempotency-record.schema.js';
+export * from './create-idempotency-record-table.migration.js';
+export * from './with-idempotency-records.js';
+export * from './typeorm-idempotency-record.store.js';
+export * from './typeorm-idempotency-record-store.options.js';
+export * from './unsupported-database.error.js';
+export * from './uninitialized-data-source.error.js';
+export { recordTableName } from './record-table.js';
+export * from './typeorm-idempotency-record.admin.js';

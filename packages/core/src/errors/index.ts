@@ -1,1 +1,2 @@
 export { OncelyError } from './oncely-error.js';
+export { OncelyConfigurationError } from './oncely-configuration.error.js';

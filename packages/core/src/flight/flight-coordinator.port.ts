@@ -14,7 +14,8 @@ export interface FlightCoordinator {
   /**
    * One round trip deciding what the caller does next: a cached result or cached deterministic
    * error is returned as is; otherwise a free lease is taken (the caller leads, with a fencing
-   * token that only ever grows per key); otherwise the lease's remaining time is reported.
+   * token that only ever grows per key, also after the key's lease and outcomes expired);
+   * otherwise the lease's remaining time is reported.
    */
   acquire(key: string, owner: string, leaseTtlMs: number): Promise<AcquireOutcome>;
 
@@ -38,6 +39,11 @@ export interface FlightCoordinator {
    * Resolves on the first completion or release notice for `key` after the call, or after
    * `timeoutMs` (whichever comes first), or when `signal` aborts. Never rejects: a missed notice
    * only costs a poll, since callers re-`acquire` afterwards.
+   *
+   * The engine calls it before the `acquire` whose answer it may have to wait on (except on a
+   * caller's very first `acquire`, which must stay a single call), and aborts it when not needed,
+   * so an implementation should register interest at the call, cheaply. One that needs a round
+   * trip to subscribe may miss notices published meanwhile; it should keep that window short.
    */
   waitForNotice(key: string, timeoutMs: number, signal?: AbortSignal): Promise<void>;
 

@@ -13,7 +13,10 @@ export interface FlightResult<T> {
 /** Handed to the leader's work. */
 export interface FlightContext {
   readonly key: string;
-  /** Fencing token of this leadership; strictly greater than any earlier leader's for the key. */
+  /**
+   * Fencing token of this leadership; strictly greater than any earlier leader's for the key.
+   * 0 when the work runs uncoordinated (`onCoordinatorDown: 'open'` with the coordinator down).
+   */
   readonly fence: number;
   /** Fires when the lease is lost (renewal refused or failed): stop and do not commit. */
   readonly signal: AbortSignal;
@@ -38,9 +41,12 @@ export interface FailurePolicy {
 export interface FlightOptions {
   /** Lease time-to-live; the watchdog renews at a fraction of it while the work runs. */
   readonly leaseTtl?: number;
-  /** How long a result stays cached after the flight; 0 = not cached. */
+  /**
+   * How long a result stays cached after the flight; 0 = not cached. The engine keeps every
+   * result at least its `handoffTtl` so followers still waiting can pick it up.
+   */
   readonly resultTtl?: number;
-  /** How long a deterministic error stays cached; 0 = not cached. */
+  /** How long a deterministic error stays cached; 0 = not cached (same `handoffTtl` floor). */
   readonly errorTtl?: number;
   /** How long a follower waits for the leader before `FlightBusyError`. */
   readonly wait?: number;
@@ -49,4 +55,10 @@ export interface FlightOptions {
   readonly failurePolicy?: FailurePolicy;
   /** `open`: run the work uncoordinated when the coordinator is unreachable; `closed`: throw. */
   readonly onCoordinatorDown?: 'open' | 'closed';
+}
+
+/** Options of one `SingleFlight.run` call: flight options plus what events report. */
+export interface FlightRunOptions extends FlightOptions {
+  /** `namespace:operation:version`, reported in events. */
+  readonly operation?: string;
 }

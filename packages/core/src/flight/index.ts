@@ -1,3 +1,13 @@
 export * from './clock.js';
 export * from './flight-coordinator.port.js';
 export * from './flight.types.js';
+export * from './single-flight.js';
+export { flightDefaults, type SingleFlightOptions } from './single-flight-options.js';
+export * from './in-memory-flight-coordinator.js';
+export * from './result-codec.js';
+export * from './http-status-failure.policy.js';
+export * from './flight-busy.error.js';
+export * from './shared-flight.error.js';
+export * from './result-too-large.error.js';
+export * from './result-not-serializable.error.js';
+export * from './invalid-flight-option.error.js';

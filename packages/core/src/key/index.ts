@@ -1,1 +1,10 @@
-export {};
+export { buildKey, canonicalKeyInput } from './build-key.js';
+export { canonicalize } from './canonicalize.js';
+export { KeyIgnore, getKeyIgnoredProperties } from './key-ignore.decorator.js';
+export { BUSINESS_KEY_PATTERN, KEY_IDENTITY_PATTERN, KEY_NAME_PATTERN } from './key-grammar.js';
+export { validateKeySpec } from './key-spec.compiler.js';
+export * from './key.constants.js';
+export type * from './key.types.js';
+export { KeyInputError, type KeyInputErrorReason } from './key-input.error.js';
+export { KeySpecError } from './key-spec.error.js';
+export { MissingKeyFieldError } from './missing-key-field.error.js';

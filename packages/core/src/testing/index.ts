@@ -1,1 +1,2 @@
-export {};
+export * from './flight-coordinator.contract.js';
+export * from './idempotency-record-store.contract.js';

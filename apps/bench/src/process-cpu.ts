@@ -1,0 +1,24 @@
+import { readFileSync } from 'node:fs';
+import type { Redis } from 'ioredis';
+
+/** Linux clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on every mainstream kernel). */
+const TICKS_PER_SECOND = 100;
+
+/**
+ * CPU time (user + system, ms) a process has used so far. Per request, it measures what a
+ * contender costs without the scheduling noise of a shared machine that req/s suffers from.
+ */
+export function processCpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the parenthesised command name, which may itself contain spaces.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return (ticks * 1000) / TICKS_PER_SECOND;
+}
+
+/** CPU time (ms) the redis-server has used so far, from `INFO cpu`. */
+export async function redisCpuMs(redis: Redis): Promise<number> {
+  const info = await redis.info('cpu');
+  const seconds = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
+  return (seconds('used_cpu_sys') + seconds('used_cpu_user')) * 1000;
+}

@@ -1,0 +1,95 @@
+/**
+ * The bench handler behind `@SingleFlight` and `@IdempotentKey` (records on the Redis record
+ * store or on PostgreSQL), plus the 200 ms route of the `coalesce` scenario.
+ */
+import 'reflect-metadata';
+import { Body, Controller, Get, Module, Post } from '@nestjs/common';
+import { IdempotentKey, OncelyModule, SingleFlight } from '@oncely/nestjs';
+import { withIdempotencyRecords } from '@oncely/typeorm';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DataSource } from 'typeorm';
+import { acceptOrder, preciseNow } from './bench-handler.js';
+import { listen } from './listen.js';
+import { serverConfigFromEnv } from './server-config.js';
+
+const config = serverConfigFromEnv();
+const redis = { host: '127.0.0.1', port: config.redisPort };
+let slowExecutions = 0;
+/** When each `/slow` request arrived and its response was written, by the bench's request id. */
+const slowRequests: Record<string, { arrivedAt: number; writtenAt?: number }> = {};
+
+@Controller()
+class OncelyBenchController {
+  @Post('flight')
+  @SingleFlight({ operation: 'bench-flight', scope: 'headers.x-tenant' })
+  flight(@Body() body: Record<string, unknown>) {
+    return acceptOrder(body);
+  }
+
+  @Post('idem')
+  @IdempotentKey({ operation: 'bench-idem', scope: 'headers.x-tenant' })
+  idem(@Body() body: Record<string, unknown>) {
+    return acceptOrder(body);
+  }
+
+  @Post('slow')
+  @SingleFlight({ operation: 'bench-slow', scope: 'headers.x-tenant' })
+  async slow(@Body() body: Record<string, unknown>) {
+    slowExecutions += 1;
+    await sleep(config.slowHandlerMs);
+    return { ...acceptOrder(body), executedBy: process.pid, finishedAt: preciseNow() };
+  }
+
+  @Get('stats')
+  stats() {
+    return { slowExecutions, slowRequests };
+  }
+}
+
+async function recordStore(): Promise<object> {
+  if (config.store === 'redis') return { redis, keyPrefix: config.keyPrefix };
+  const source = new DataSource(
+    withIdempotencyRecords({
+      type: 'postgres',
+      host: process.env.PGHOST ?? '127.0.0.1',
+      port: Number(process.env.PGPORT ?? 5432),
+      username: process.env.PGUSER ?? 'postgres',
+      password: process.env.PGPASSWORD ?? '',
+      database: process.env.PGDATABASE ?? 'test',
+      schema: config.postgresSchema,
+      poolSize: 20,
+    }),
+  );
+  await source.initialize();
+  await source.query(`CREATE SCHEMA IF NOT EXISTS "${config.postgresSchema}"`);
+  await source.runMigrations();
+  return source;
+}
+
+@Module({
+  imports: [
+    OncelyModule.forRoot({
+      namespace: 'bench',
+      coordinator: { redis, keyPrefix: config.keyPrefix },
+      store: await recordStore(),
+    }),
+  ],
+  controllers: [OncelyBenchController],
+})
+class OncelyBenchModule {}
+
+function recordSlowResponses(request: IncomingMessage, response: ServerResponse, next: () => void) {
+  const id = request.headers['x-bench-request'];
+  if (typeof id === 'string') {
+    const timing: { arrivedAt: number; writtenAt?: number } = { arrivedAt: preciseNow() };
+    slowRequests[id] = timing;
+    response.once('finish', () => (timing.writtenAt = preciseNow()));
+  }
+  next();
+}
+
+await listen(OncelyBenchModule, config.platform, (app) => {
+  // Express only: the coalesce scenario runs on Express.
+  if (config.platform === 'express') app.use(recordSlowResponses);
+});

@@ -1,0 +1,170 @@
+import { systemClock, type Clock } from './clock.js';
+import type {
+  AcquireOutcome,
+  FlightCoordinator,
+  FlightOutcome,
+} from './flight-coordinator.port.js';
+import { InvalidFlightOptionError } from './invalid-flight-option.error.js';
+
+export interface InMemoryFlightCoordinatorOptions {
+  /** Time source for every TTL; inject a manual clock to test expiry without waiting. */
+  readonly clock?: Clock;
+  /**
+   * How often expired entries of keys nobody touches again are dropped (ms; real time). Entries
+   * a call touches are dropped at once when expired. 0 disables the timer.
+   */
+  readonly sweepInterval?: number;
+}
+
+interface KeyState {
+  lease?: { readonly owner: string; expiresAt: number };
+  stored?: { readonly outcome: FlightOutcome; readonly expiresAt: number };
+}
+
+type NoticeListener = () => void;
+
+/**
+ * `FlightCoordinator` for a single process: the embedded default, and the reference the
+ * contract suite is written against.
+ *
+ * Fencing tokens come from one counter shared by every key, so they keep growing per key even
+ * after a key's state has expired and been dropped. Expired leases and outcomes are dropped as
+ * calls touch them and by a periodic sweep (an unref'd timer), so memory follows live keys only.
+ * Notices are delivered in-process; a `waitForNotice` registers synchronously, so it catches
+ * every notice published after the call.
+ */
+export class InMemoryFlightCoordinator implements FlightCoordinator {
+  readonly #clock: Clock;
+  readonly #states = new Map<string, KeyState>();
+  readonly #listeners = new Map<string, Set<NoticeListener>>();
+  readonly #sweeper: NodeJS.Timeout | undefined;
+  #fence = 0;
+
+  constructor(options: InMemoryFlightCoordinatorOptions = {}) {
+    this.#clock = options.clock ?? systemClock;
+    const sweepInterval = options.sweepInterval ?? 1_000;
+    assertMilliseconds('sweepInterval', sweepInterval, 0);
+    if (sweepInterval > 0) {
+      this.#sweeper = setInterval(() => this.sweep(), sweepInterval);
+      this.#sweeper.unref();
+    }
+  }
+
+  /** Keys holding a live lease or stored outcome (expired ones count until dropped). */
+  get size(): number {
+    return this.#states.size;
+  }
+
+  /** Keys with at least one `waitForNotice` pending. */
+  get waitingKeys(): number {
+    return this.#listeners.size;
+  }
+
+  async acquire(key: string, owner: string, leaseTtlMs: number): Promise<AcquireOutcome> {
+    assertMilliseconds('leaseTtlMs', leaseTtlMs, 1);
+    const now = this.#clock.now();
+    const state = this.#live(key, now);
+    if (state?.stored) {
+      const { outcome } = state.stored;
+      return outcome.kind === 'result'
+        ? { kind: 'cached', payload: outcome.payload }
+        : { kind: 'failed', payload: outcome.payload };
+    }
+    if (state?.lease) {
+      return { kind: 'busy', leaseRemainingMs: state.lease.expiresAt - now };
+    }
+    this.#states.set(key, { lease: { owner, expiresAt: now + leaseTtlMs } });
+    this.#fence += 1;
+    return { kind: 'leader', fence: this.#fence };
+  }
+
+  async renew(key: string, owner: string, leaseTtlMs: number): Promise<boolean> {
+    assertMilliseconds('leaseTtlMs', leaseTtlMs, 1);
+    const now = this.#clock.now();
+    const lease = this.#live(key, now)?.lease;
+    if (lease?.owner !== owner) return false;
+    lease.expiresAt = now + leaseTtlMs;
+    return true;
+  }
+
+  async complete(key: string, owner: string, outcome: FlightOutcome): Promise<boolean> {
+    assertMilliseconds('outcome.ttlMs', outcome.ttlMs, 0);
+    const now = this.#clock.now();
+    if (this.#live(key, now)?.lease?.owner !== owner) return false;
+    if (outcome.ttlMs > 0) {
+      this.#states.set(key, { stored: { outcome, expiresAt: now + outcome.ttlMs } });
+    } else {
+      this.#states.delete(key);
+    }
+    this.#notify(key);
+    return true;
+  }
+
+  async release(key: string, owner: string): Promise<boolean> {
+    if (this.#live(key, this.#clock.now())?.lease?.owner !== owner) return false;
+    this.#states.delete(key);
+    this.#notify(key);
+    return true;
+  }
+
+  waitForNotice(key: string, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const listeners = this.#listeners.get(key) ?? new Set<NoticeListener>();
+      this.#listeners.set(key, listeners);
+      const done = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        listeners.delete(done);
+        if (listeners.size === 0 && this.#listeners.get(key) === listeners) {
+          this.#listeners.delete(key);
+        }
+        resolve();
+      };
+      const timer = setTimeout(done, Math.max(0, timeoutMs));
+      signal?.addEventListener('abort', done, { once: true });
+      listeners.add(done);
+    });
+  }
+
+  /** Drops every expired lease and outcome now. */
+  sweep(): void {
+    const now = this.#clock.now();
+    for (const key of this.#states.keys()) this.#live(key, now);
+  }
+
+  /** Stops the sweep timer and wakes every pending `waitForNotice`; state stays readable. */
+  async close(): Promise<void> {
+    clearInterval(this.#sweeper);
+    for (const key of [...this.#listeners.keys()]) this.#notify(key);
+  }
+
+  /** The key's state without its expired parts; dropped entirely once nothing is left. */
+  #live(key: string, now: number): KeyState | undefined {
+    const state = this.#states.get(key);
+    if (state === undefined) return undefined;
+    if (state.lease && state.lease.expiresAt <= now) delete state.lease;
+    if (state.stored && state.stored.expiresAt <= now) delete state.stored;
+    if (state.lease || state.stored) return state;
+    this.#states.delete(key);
+    return undefined;
+  }
+
+  #notify(key: string): void {
+    const listeners = this.#listeners.get(key);
+    if (listeners === undefined) return;
+    for (const listener of [...listeners]) listener();
+  }
+}
+
+function assertMilliseconds(name: string, value: number, min: 0 | 1): void {
+  if (!Number.isSafeInteger(value) || value < min) {
+    const expected = min === 0 ? 'a non-negative' : 'a positive';
+    throw new InvalidFlightOptionError(
+      name,
+      value,
+      `${expected} integer number of milliseconds`,
+      'InMemoryFlightCoordinator',
+    );
+  }
+}

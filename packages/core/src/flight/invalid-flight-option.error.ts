@@ -1,0 +1,20 @@
+import { describeOptionValue } from '../errors/describe-option-value.js';
+import { OncelyError } from '../errors/oncely-error.js';
+
+/**
+ * An option or argument of SingleFlight (engine default, per-run option) or of a coordinator has
+ * a value they cannot work with.
+ */
+export class InvalidFlightOptionError extends OncelyError {
+  readonly code = 'invalid_flight_option';
+
+  constructor(
+    readonly option: string,
+    readonly value: unknown,
+    expected: string,
+    /** Who takes the option, for the message. */
+    owner = 'SingleFlight',
+  ) {
+    super(`${owner} option "${option}" must be ${expected}; got ${describeOptionValue(value)}.`);
+  }
+}

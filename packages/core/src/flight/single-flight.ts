@@ -1,0 +1,381 @@
+import type { OncelyOutcome } from '../events/oncely-event.js';
+import { LeaseLostError } from '../record/lease-lost.error.js';
+import { FlightBusyError } from './flight-busy.error.js';
+import {
+  CoordinatorUnavailableError,
+  type AcquireOutcome,
+  type FlightCoordinator,
+  type FlightOutcome,
+} from './flight-coordinator.port.js';
+import { FlightEventDispatcher } from './flight-event-dispatcher.js';
+import type {
+  FailurePolicy,
+  FlightContext,
+  FlightResult,
+  FlightRunOptions,
+  FlightSource,
+  FlightWork,
+} from './flight.types.js';
+import { LeaseWatchdog } from './lease-watchdog.js';
+import { NoticeSubscription } from './notice-subscription.js';
+import { ResultCodec } from './result-codec.js';
+import {
+  resolveEngineOptions,
+  resolveFlightOptions,
+  type ResolvedEngineOptions,
+  type ResolvedFlightOptions,
+  type SingleFlightOptions,
+} from './single-flight-options.js';
+
+/** What a flight hands to its callers; `storeError` explains why a result was not stored. */
+interface Landing<T> extends FlightResult<T> {
+  readonly storeError?: unknown;
+}
+
+/**
+ * Runs a piece of work once per key across every process sharing the coordinator, and hands its
+ * result to every concurrent caller.
+ *
+ * Per key: a caller first joins a flight already running in this process (`joined`, no
+ * coordinator call). Otherwise it asks the coordinator, once: a cached result is returned
+ * (`cached`), a cached deterministic error is thrown again, a free lease makes it the leader, and
+ * a held lease makes it a follower. The leader runs the work (`executed`) while a watchdog
+ * renews the lease, then completes the flight in one call. A follower waits for the leader's
+ * completion notice, with a backoff poll bounded by the lease's remaining time as a fallback,
+ * and re-acquires: the result another caller produced is `shared`; a lease freed by a transient
+ * failure or expiry makes exactly one follower the next leader. A follower listens for the
+ * notice before each re-acquire, so none is missed between that call's answer and the wait; its
+ * first acquire is not preceded by a subscription (a cache hit must stay one call), and a
+ * notice falling between that first answer and the subscription costs one short poll.
+ *
+ * Every stored outcome is kept at least `handoffTtl` (default 1 s), also with `resultTtl` or
+ * `errorTtl` 0: that is how the followers waiting when the leader completes get its result
+ * rather than running the work again. A caller arriving within that window gets it as `cached`.
+ *
+ * Coordinator calls: a cache hit costs one (`acquire`); a leader two (`acquire`, `complete`)
+ * plus one `renew` per third of the lease TTL the work outlasts; a follower woken by the
+ * notice one more `acquire`.
+ *
+ * Events (to `events` listeners): one per `run`, whose outcome is the caller's source
+ * (`executed`, `joined`, `shared`, `cached`) or, on failure, `conflict` (`FlightBusyError`),
+ * `lease_lost` (`LeaseLostError`), `coordinator_down` (`CoordinatorUnavailableError` with
+ * `onCoordinatorDown: 'closed'`) or `failed` (anything else, including a shared deterministic
+ * error). An extra `coordinator_down` event reports each coordinator failure the flight
+ * survives: running uncoordinated, or a failed `renew`/`complete`/`release`. An `executed` event
+ * carrying `error` means the result could not be stored (e.g. `ResultTooLargeError`).
+ */
+export class SingleFlight {
+  readonly #options: ResolvedEngineOptions;
+  readonly #events: FlightEventDispatcher;
+  readonly #codec: ResultCodec;
+  readonly #flights = new Map<string, Promise<Landing<unknown>>>();
+
+  constructor(
+    private readonly coordinator: FlightCoordinator,
+    options: SingleFlightOptions = {},
+  ) {
+    this.#options = resolveEngineOptions(options);
+    this.#events = new FlightEventDispatcher(this.#options.listeners);
+    this.#codec = new ResultCodec(this.#options.maxResultBytes);
+  }
+
+  /** Keys with a flight running in this process. */
+  get inFlight(): number {
+    return this.#flights.size;
+  }
+
+  /**
+   * Runs `work` for `key` unless another caller already does, and resolves with its result and
+   * how it was obtained. A caller joining a flight of this process shares that flight's outcome,
+   * governed by the options of the caller that started it; its own `work` and options are not
+   * used.
+   *
+   * Throws `FlightBusyError` when another caller holds the flight and this one may not wait
+   * (`onBusy: 'reject'`) or waited `wait` ms; the error of a deterministic failure (the leader's
+   * own error for its caller, a `SharedFlightError` by default for the others); a transient
+   * failure of its own work; `LeaseLostError` when it led but lost the lease before completing
+   * (nothing is stored then); `CoordinatorUnavailableError` with `onCoordinatorDown: 'closed'`;
+   * `InvalidFlightOptionError` for a bad option.
+   */
+  async run<T>(
+    key: string,
+    work: FlightWork<T>,
+    options?: FlightRunOptions,
+  ): Promise<FlightResult<T>> {
+    const startedAt = performance.now();
+    const operation = options?.operation;
+    let flight = this.#flights.get(key) as Promise<Landing<T>> | undefined;
+    const joined = flight !== undefined;
+    if (flight === undefined) {
+      const settings = options
+        ? resolveFlightOptions(options, this.#options.flight)
+        : this.#options.flight;
+      flight = this.#fly(key, work, settings, operation);
+      this.#track(key, flight);
+    }
+    try {
+      const landing = await flight;
+      const source: FlightSource = joined ? 'joined' : landing.source;
+      this.#emit(key, operation, source, startedAt, joined ? undefined : landing.storeError);
+      return { value: landing.value, source };
+    } catch (error) {
+      this.#emit(key, operation, outcomeOf(error), startedAt, error);
+      throw error;
+    }
+  }
+
+  #track(key: string, flight: Promise<Landing<unknown>>): void {
+    this.#flights.set(key, flight);
+    // Registered before any caller awaits the flight, so the key is gone before they resume.
+    const forget = () => {
+      if (this.#flights.get(key) === flight) this.#flights.delete(key);
+    };
+    flight.then(forget, forget);
+  }
+
+  async #fly<T>(
+    key: string,
+    work: FlightWork<T>,
+    settings: ResolvedFlightOptions,
+    operation: string | undefined,
+  ): Promise<Landing<T>> {
+    const owner = this.#options.ownerId();
+    const deadline = performance.now() + settings.wait;
+    let attempts = 0;
+    let subscription: NoticeSubscription | undefined;
+    try {
+      for (;;) {
+        let outcome: AcquireOutcome;
+        // A lease granted by this acquire runs from no earlier than now, as far as we can tell.
+        const askedAt = performance.now();
+        try {
+          outcome = await this.coordinator.acquire(key, owner, settings.leaseTtl);
+        } catch (error) {
+          if (
+            !(error instanceof CoordinatorUnavailableError) ||
+            settings.onCoordinatorDown === 'closed'
+          ) {
+            throw error;
+          }
+          this.#coordinatorDown(key, operation, error);
+          return { value: await work(uncoordinatedContext(key)), source: 'executed' };
+        }
+        if (outcome.kind !== 'busy') {
+          subscription?.cancel();
+          subscription = undefined;
+        }
+        switch (outcome.kind) {
+          case 'cached':
+            return {
+              value: this.#codec.decode(outcome.payload) as T,
+              source: attempts > 0 ? 'shared' : 'cached',
+            };
+          case 'failed':
+            throw settings.failurePolicy.deserialize(this.#codec.decode(outcome.payload));
+          case 'leader':
+            return await this.#lead(key, owner, outcome.fence, askedAt, work, settings, operation);
+          case 'busy': {
+            const remaining = deadline - performance.now();
+            const leaseRemaining = Math.max(0, outcome.leaseRemainingMs);
+            if (settings.onBusy === 'reject' || remaining <= 0) {
+              throw new FlightBusyError(key, leaseRemaining);
+            }
+            // Waking when the lease runs out lets a follower take over from a crashed leader.
+            // A lease reported without time left is polled at the backoff pace, not in a spin.
+            const leaseBound = leaseRemaining > 0 ? leaseRemaining : Number.POSITIVE_INFINITY;
+            const delay = Math.min(this.#backoff(attempts), leaseBound, remaining);
+            attempts += 1;
+            subscription ??= new NoticeSubscription(this.coordinator, key, remaining);
+            await subscription.until(Math.max(1, delay));
+            subscription.cancel();
+            // The next acquire may find the lease taken again: be listening before it answers.
+            subscription = new NoticeSubscription(
+              this.coordinator,
+              key,
+              Math.max(1, deadline - performance.now()),
+            );
+          }
+        }
+      }
+    } finally {
+      subscription?.cancel();
+    }
+  }
+
+  async #lead<T>(
+    key: string,
+    owner: string,
+    fence: number,
+    leaseSince: number,
+    work: FlightWork<T>,
+    settings: ResolvedFlightOptions,
+    operation: string | undefined,
+  ): Promise<Landing<T>> {
+    const watchdog = new LeaseWatchdog(
+      this.coordinator,
+      { key, owner, fence, leaseTtl: settings.leaseTtl, since: leaseSince },
+      (error) => this.#coordinatorDown(key, operation, error),
+    );
+    const context: FlightContext = {
+      key,
+      fence,
+      get signal() {
+        return watchdog.signal;
+      },
+    };
+    let value: T;
+    try {
+      value = await work(context);
+    } catch (error) {
+      watchdog.stop();
+      if (watchdog.lostWith) throw leaseLost(watchdog.lostWith, error);
+      await this.#settleFailure(key, owner, error, settings, operation);
+      throw error;
+    }
+    watchdog.stop();
+    if (watchdog.lostWith) throw watchdog.lostWith;
+
+    const { outcome, storeError } = this.#resultOutcome(value, settings);
+    let completed: boolean;
+    try {
+      completed = await this.coordinator.complete(key, owner, outcome);
+    } catch (error) {
+      // The work is done: its caller keeps the result even though nobody else will see it.
+      this.#coordinatorDown(key, operation, error);
+      return { value, source: 'executed', storeError: storeError ?? error };
+    }
+    if (!completed) throw new LeaseLostError(key, fence);
+    return { value, source: 'executed', storeError };
+  }
+
+  /**
+   * A result the codec refuses (too large, not serialisable) is not stored, yet the followers
+   * waiting for it must not hang nor run the work again: they get the codec's error, kept only
+   * for `handoffTtl`, while the leader's caller keeps its value.
+   */
+  #resultOutcome(
+    value: unknown,
+    settings: ResolvedFlightOptions,
+  ): { outcome: FlightOutcome; storeError?: unknown } {
+    try {
+      const payload = this.#codec.encode(value);
+      return { outcome: { kind: 'result', payload, ttlMs: this.#keep(settings.resultTtl) } };
+    } catch (storeError) {
+      const payload = this.#encodeError(storeError, settings.failurePolicy) ?? 'null';
+      const ttlMs = this.#options.handoffTtl;
+      return { outcome: { kind: 'error', payload, ttlMs }, storeError };
+    }
+  }
+
+  async #settleFailure(
+    key: string,
+    owner: string,
+    error: unknown,
+    settings: ResolvedFlightOptions,
+    operation: string | undefined,
+  ): Promise<void> {
+    try {
+      const payload = isDeterministic(error, settings.failurePolicy)
+        ? this.#encodeError(error, settings.failurePolicy)
+        : undefined;
+      if (payload === undefined) {
+        await this.coordinator.release(key, owner);
+      } else {
+        const ttlMs = this.#keep(settings.errorTtl);
+        await this.coordinator.complete(key, owner, { kind: 'error', payload, ttlMs });
+      }
+    } catch (coordinatorError) {
+      this.#coordinatorDown(key, operation, coordinatorError);
+    }
+  }
+
+  /** The serialised error, without its body if that makes it fit, or nothing if it never fits. */
+  #encodeError(error: unknown, policy: FailurePolicy): string | undefined {
+    let serialized: unknown;
+    try {
+      serialized = policy.serialize(error);
+      return this.#codec.encode(serialized);
+    } catch {
+      if (typeof serialized !== 'object' || serialized === null || !('body' in serialized)) {
+        return undefined;
+      }
+    }
+    try {
+      const { body: _body, ...withoutBody } = serialized as Record<string, unknown>;
+      return this.#codec.encode(withoutBody);
+    } catch {
+      return undefined;
+    }
+  }
+
+  #keep(ttl: number): number {
+    return Math.max(ttl, this.#options.handoffTtl);
+  }
+
+  /** Exponential backoff with "equal jitter": never below half the step, so polls stay spaced. */
+  #backoff(attempt: number): number {
+    const step = Math.min(this.#options.backoffMax, this.#options.backoffInitial * 2 ** attempt);
+    return step / 2 + (Math.random() * step) / 2;
+  }
+
+  #coordinatorDown(key: string, operation: string | undefined, error: unknown): void {
+    this.#events.emit({
+      mechanism: 'single-flight',
+      outcome: 'coordinator_down',
+      operation,
+      key,
+      error,
+    });
+  }
+
+  #emit(
+    key: string,
+    operation: string | undefined,
+    outcome: OncelyOutcome,
+    startedAt: number,
+    error: unknown,
+  ): void {
+    this.#events.emit({
+      mechanism: 'single-flight',
+      outcome,
+      operation,
+      key,
+      durationMs: performance.now() - startedAt,
+      ...(error === undefined ? {} : { error }),
+    });
+  }
+}
+
+/** Without a lease there is nothing to lose: the signal never fires. */
+function uncoordinatedContext(key: string): FlightContext {
+  let signal: AbortSignal | undefined;
+  return {
+    key,
+    fence: 0,
+    get signal() {
+      return (signal ??= new AbortController().signal);
+    },
+  };
+}
+
+function isDeterministic(error: unknown, policy: FailurePolicy): boolean {
+  try {
+    return policy.classify(error) === 'deterministic';
+  } catch {
+    // A policy that cannot decide must not share a failure nobody can vouch for.
+    return false;
+  }
+}
+
+/** The caller learns the lease was lost whatever the work did after the signal fired. */
+function leaseLost(lost: LeaseLostError, workError: unknown): LeaseLostError {
+  if (workError === lost) return lost;
+  return new LeaseLostError(lost.identity, lost.fence, { cause: workError });
+}
+
+function outcomeOf(error: unknown): OncelyOutcome {
+  if (error instanceof FlightBusyError) return 'conflict';
+  if (error instanceof LeaseLostError) return 'lease_lost';
+  if (error instanceof CoordinatorUnavailableError) return 'coordinator_down';
+  return 'failed';
+}

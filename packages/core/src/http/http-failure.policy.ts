@@ -1,0 +1,42 @@
+import type { FailurePolicy } from '../flight/flight.types.js';
+import { defaultFailurePolicy } from '../flight/http-status-failure.policy.js';
+import type { StoredResponse } from '../record/stored-response.js';
+import { ResponseSignal } from './response-signal.js';
+
+interface SerializedResponse {
+  readonly response: StoredResponse;
+}
+
+/**
+ * Failure policy of protected HTTP calls: responses carried by a `ResponseSignal` keep their own
+ * classification and cross processes whole (status, kept headers, body); thrown errors follow
+ * the engine's default HTTP-status policy.
+ */
+export const httpCallFailurePolicy: FailurePolicy = {
+  classify: (error) =>
+    error instanceof ResponseSignal
+      ? error.deterministic
+        ? 'deterministic'
+        : 'transient'
+      : defaultFailurePolicy.classify(error),
+  serialize: (error) =>
+    error instanceof ResponseSignal
+      ? ({ response: error.response } satisfies SerializedResponse)
+      : { error: defaultFailurePolicy.serialize(error) },
+  deserialize: (serialized) => {
+    const value = serialized as Partial<SerializedResponse> & { error?: unknown };
+    return value.response !== undefined
+      ? ResponseSignal.kept(value.response)
+      : defaultFailurePolicy.deserialize(value.error);
+  },
+};
+
+/**
+ * Failure policy of the idempotency guard's flight: nothing is shared as a failure. The durable
+ * record decides; a waiter whose leader failed asks the record store itself.
+ */
+export const recordGuardFailurePolicy: FailurePolicy = {
+  classify: () => 'transient',
+  serialize: (error) => defaultFailurePolicy.serialize(error),
+  deserialize: (serialized) => defaultFailurePolicy.deserialize(serialized),
+};

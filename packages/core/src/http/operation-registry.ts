@@ -1,0 +1,59 @@
+import type { ProtectedRoute } from './protected-route.js';
+import { OperationClaimConflictError } from './route-setup.errors.js';
+
+/** One route's claim on an operation, for one mechanism. */
+export interface OperationClaim {
+  readonly mechanism: 'idempotency' | 'single-flight';
+  /** `namespace:operation:version`. */
+  readonly operation: string;
+  readonly route: string;
+  readonly shape: string;
+  readonly shared: boolean;
+}
+
+/**
+ * Who claims which operation. Two routes may claim one operation if they build their keys the
+ * same way (they then share records, as intended), or if both say `shared: true`; otherwise the
+ * second claim fails, naming both routes — at start-up, not when keys silently diverge.
+ */
+export class OperationRegistry {
+  private readonly claims = new Map<string, OperationClaim[]>();
+
+  register(route: ProtectedRoute): void {
+    if (route.idempotent) {
+      this.claim({
+        mechanism: 'idempotency',
+        operation: route.idempotent.operation,
+        route: route.name,
+        shape: route.idempotent.shape,
+        shared: route.idempotent.shared,
+      });
+    }
+    if (route.singleFlight) {
+      this.claim({
+        mechanism: 'single-flight',
+        operation: route.singleFlight.operation,
+        route: route.name,
+        shape: route.singleFlight.shape,
+        shared: route.singleFlight.shared,
+      });
+    }
+  }
+
+  claim(claim: OperationClaim): void {
+    const id = `${claim.mechanism}|${claim.operation}`;
+    const existing = this.claims.get(id) ?? [];
+    for (const other of existing) {
+      if (other.route === claim.route) continue;
+      if (other.shape !== claim.shape && !(other.shared && claim.shared)) {
+        throw new OperationClaimConflictError(claim.operation, other.route, claim.route);
+      }
+    }
+    this.claims.set(id, [...existing, claim]);
+  }
+
+  /** Every claim, in registration order. */
+  list(): readonly OperationClaim[] {
+    return [...this.claims.values()].flat();
+  }
+}

@@ -1,0 +1,198 @@
+import { OncelyError } from '../errors/oncely-error.js';
+
+/** RFC 9457 problem details, as sent with `content-type: application/problem+json`. */
+export interface ProblemDetails {
+  readonly type: string;
+  readonly title: string;
+  readonly status: number;
+  readonly detail: string;
+  readonly [extension: string]: unknown;
+}
+
+/** A complete problem response: what an adapter writes, as is. Header names are lower-case. */
+export interface ProblemResponse {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: ProblemDetails;
+}
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+
+/** Stable `type` URIs, one per case; clients may switch on them. */
+export const ProblemType = {
+  idempotencyKeyMissing: 'urn:oncely:problem:idempotency-key-missing',
+  idempotencyKeyMalformed: 'urn:oncely:problem:idempotency-key-malformed',
+  invalidBody: 'urn:oncely:problem:invalid-body',
+  missingKeyField: 'urn:oncely:problem:missing-key-field',
+  invalidKeyInput: 'urn:oncely:problem:invalid-key-input',
+  unauthenticated: 'urn:oncely:problem:unauthenticated',
+  requestInFlight: 'urn:oncely:problem:request-in-flight',
+  payloadMismatch: 'urn:oncely:problem:payload-mismatch',
+  payloadTooLarge: 'urn:oncely:problem:payload-too-large',
+  coordinatorUnavailable: 'urn:oncely:problem:coordinator-unavailable',
+  leaseLost: 'urn:oncely:problem:lease-lost',
+  storeUnavailable: 'urn:oncely:problem:store-unavailable',
+  recordQuotaExceeded: 'urn:oncely:problem:record-quota-exceeded',
+  storedDataUnreadable: 'urn:oncely:problem:stored-data-unreadable',
+} as const;
+
+interface ProblemCase {
+  readonly type: string;
+  readonly title: string;
+  readonly status: number;
+  /** Sent instead of the error's message when that is meant for operators only. */
+  readonly detail?: string;
+  readonly retryAfterMs?: number;
+  readonly extensions?: Record<string, unknown>;
+}
+
+type Fields = Record<string, unknown>;
+
+// Keyed by `OncelyError.code`, so errors of other packages (the key builder, the flight engine,
+// the stores) map here without core/http importing their classes. Extensions carry ids and field
+// names only, never raw input.
+const CASES: Readonly<Record<string, (error: Fields) => ProblemCase>> = {
+  idempotency_key_missing: (e) => ({
+    type: ProblemType.idempotencyKeyMissing,
+    title: 'Idempotency key required',
+    status: 400,
+    extensions: { header: e.header },
+  }),
+  idempotency_key_malformed: (e) => ({
+    type: ProblemType.idempotencyKeyMalformed,
+    title: 'Malformed idempotency key',
+    status: 400,
+    extensions: { header: e.header },
+  }),
+  invalid_body: (e) => ({
+    type: ProblemType.invalidBody,
+    title: 'Invalid request body',
+    status: 400,
+    extensions: { errors: e.violations },
+  }),
+  key_field_missing: (e) => ({
+    type: ProblemType.missingKeyField,
+    title: 'Missing key field',
+    status: 400,
+    extensions: { field: e.field },
+  }),
+  key_input_invalid: (e) =>
+    e.reason === 'too_large'
+      ? {
+          type: ProblemType.payloadTooLarge,
+          title: 'Request body too large',
+          status: 413,
+          extensions: { field: e.path },
+        }
+      : {
+          type: ProblemType.invalidKeyInput,
+          title: 'Invalid key input',
+          status: 400,
+          extensions: { field: e.path, reason: e.reason },
+        },
+  unauthenticated: () => ({
+    type: ProblemType.unauthenticated,
+    title: 'Authentication required',
+    status: 401,
+  }),
+  idempotency_in_flight: (e) => ({
+    type: ProblemType.requestInFlight,
+    title: 'Request in flight',
+    status: 409,
+    retryAfterMs: Number(e.retryAfterMs),
+  }),
+  flight_busy: (e) => ({
+    type: ProblemType.requestInFlight,
+    title: 'Request in flight',
+    status: 409,
+    retryAfterMs: Number(e.leaseRemainingMs),
+  }),
+  idempotency_mismatch: () => ({
+    type: ProblemType.payloadMismatch,
+    title: 'Idempotency key reused with a different payload',
+    status: 422,
+  }),
+  payload_too_large: (e) => ({
+    type: ProblemType.payloadTooLarge,
+    title: e.subject === 'response' ? 'Response too large to keep' : 'Request body too large',
+    status: 413,
+    extensions: { limitBytes: e.limitBytes },
+  }),
+  result_too_large: (e) => ({
+    type: ProblemType.payloadTooLarge,
+    title: 'Response too large to keep',
+    status: 413,
+    extensions: { limitBytes: e.maxBytes },
+  }),
+  coordinator_unavailable: () => ({
+    type: ProblemType.coordinatorUnavailable,
+    title: 'Coordinator unavailable',
+    status: 503,
+    retryAfterMs: 1000,
+  }),
+  lease_lost: () => ({
+    type: ProblemType.leaseLost,
+    title: 'Lease lost before completion',
+    status: 503,
+    retryAfterMs: 1000,
+  }),
+  // Operators read the cause in their logs; clients only need to know that a retry is safe.
+  record_store_unavailable: () => ({
+    type: ProblemType.storeUnavailable,
+    title: 'Record store unavailable',
+    status: 503,
+    detail:
+      'The idempotency record store is unavailable; nothing was confirmed. Retry the request.',
+    retryAfterMs: 1000,
+  }),
+  record_quota_exceeded: (e) => ({
+    type: ProblemType.recordQuotaExceeded,
+    title: 'Too many new idempotent requests',
+    status: 429,
+    retryAfterMs: Number(e.retryAfterMs),
+    extensions: { limit: e.limit },
+  }),
+  // The server's own data failed its integrity check: a server error, with no key id or reason.
+  sealed_data_unreadable: () => ({
+    type: ProblemType.storedDataUnreadable,
+    title: 'Stored response unreadable',
+    status: 500,
+    detail: 'A stored response failed its integrity check and cannot be replayed.',
+  }),
+};
+
+/**
+ * The one place where oncely errors become HTTP: an RFC 9457 problem response with a stable
+ * `type` per case, or `undefined` for anything else (left to the framework's own error handling).
+ * `Retry-After` is in whole seconds, rounded up, at least 1.
+ */
+export function toProblemResponse(error: unknown): ProblemResponse | undefined {
+  if (!(error instanceof OncelyError)) return undefined;
+  const describe = CASES[error.code];
+  if (describe === undefined) return undefined;
+  const problem = describe(error as unknown as Fields);
+  const headers: Record<string, string> = { 'content-type': PROBLEM_CONTENT_TYPE };
+  if (problem.retryAfterMs !== undefined) {
+    headers['retry-after'] = String(retryAfterSeconds(problem.retryAfterMs));
+  }
+  return {
+    status: problem.status,
+    headers,
+    body: {
+      type: problem.type,
+      title: problem.title,
+      status: problem.status,
+      detail: problem.detail ?? error.message,
+      ...withoutUndefined(problem.extensions),
+    },
+  };
+}
+
+/** Whole seconds for `Retry-After`: rounded up, never 0 (a client would retry at once). */
+export function retryAfterSeconds(ms: number): number {
+  return Number.isFinite(ms) && ms > 0 ? Math.max(1, Math.ceil(ms / 1000)) : 1;
+}
+
+function withoutUndefined(extensions: Record<string, unknown> = {}): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(extensions).filter(([, v]) => v !== undefined));
+}

@@ -1,0 +1,39 @@
+import type { OncelyEventListener } from '../events/oncely-event.js';
+import type { Clock } from '../flight/clock.js';
+import type { FlightCoordinator } from '../flight/flight-coordinator.port.js';
+import { SingleFlight } from '../flight/single-flight.js';
+import type { IdempotencyRecordStore } from '../record/idempotency-record-store.port.js';
+import type { ProtectedCallEngines } from './protected-call.executor.js';
+
+export interface ProtectionEnginesOptions {
+  readonly coordinator: FlightCoordinator;
+  readonly store: IdempotencyRecordStore;
+  readonly events?: readonly OncelyEventListener[];
+  /** Largest serialised response the coordinator caches (bytes). */
+  readonly maxResultBytes?: number;
+  readonly clock?: Clock;
+}
+
+/**
+ * The engines of `ProtectedCallExecutor` on one coordinator: a SingleFlight for `@SingleFlight`
+ * routes reporting its own events, and one for the idempotency guard whose only events of its own
+ * are coordinator failures (reported as idempotency events; the executor reports the rest).
+ */
+export function createProtectionEngines(options: ProtectionEnginesOptions): ProtectedCallEngines {
+  const events = options.events ?? [];
+  const shared =
+    options.maxResultBytes !== undefined ? { maxResultBytes: options.maxResultBytes } : {};
+  return {
+    flight: new SingleFlight(options.coordinator, { ...shared, events }),
+    guard: new SingleFlight(options.coordinator, {
+      ...shared,
+      events: (event) => {
+        if (event.outcome !== 'coordinator_down') return;
+        for (const listener of events) listener({ ...event, mechanism: 'idempotency' });
+      },
+    }),
+    store: options.store,
+    events,
+    ...(options.clock && { clock: options.clock }),
+  };
+}

@@ -1,0 +1,89 @@
+import type { KeySpec } from '../key/key.types.js';
+
+/** How a route treats the client's `Idempotency-Key` header. */
+export type IdempotencyKeyMode = 'required' | 'optional' | 'ignored';
+
+/** A key spec as a route declares it; the namespace comes from the module (or middleware) options. */
+export type RouteKeySpec = Omit<KeySpec, 'namespace'> & { readonly namespace?: string };
+
+/** Options both mechanisms share. Durations are milliseconds. */
+interface CommonRouteOptions {
+  /**
+   * Several routes may claim one operation only if they build their keys the same way, unless
+   * all of them are marked `shared` (for example a v1 and a v2 path of the same command).
+   */
+  readonly shared?: boolean;
+  /** Largest response body kept for replays (bytes, as stored). */
+  readonly maxResponseBytes?: number;
+  /**
+   * Status for a request whose key needs `user.*` and has no principal: 400 names the missing
+   * field (the default), 401 says "authenticate first".
+   */
+  readonly missingUserStatus?: 400 | 401;
+  /** Headers replayed besides the safe default set (`content-type`, `location`, `etag`, …). */
+  readonly replayHeaders?: readonly string[];
+}
+
+/** `@IdempotentKey(options)` / `idempotent(options)`: durable idempotency for one route. */
+export interface IdempotentRouteOptions extends RouteKeySpec, CommonRouteOptions {
+  /** Default `'required'`: the client's key joins the identity, combined with the scope. */
+  readonly idempotencyKey?: IdempotencyKeyMode;
+  /** Header carrying the client's key; default from the module (`idempotency-key`). */
+  readonly header?: string;
+  /** Run the handler's writes and the record's completion in one database transaction. */
+  readonly transactional?: boolean;
+  /** A duplicate arriving while the first is in flight: 409 at once (default), or wait and replay. */
+  readonly onBusy?: 'reject' | 'wait';
+  /** With `onBusy: 'wait'`: how long to wait before answering 409. */
+  readonly wait?: number;
+  /** How long the record is held while the handler runs; renewed while it runs. */
+  readonly leaseTtl?: number;
+  /** How long a completed record is kept and replayed. */
+  readonly retention?: number;
+  /** How long replays are served from the coordinator's result cache before the database. */
+  readonly replayCacheTtl?: number;
+}
+
+/** `@SingleFlight(options)` / `singleFlight(options)`: coalesce concurrent duplicates. */
+export interface SingleFlightRouteOptions extends RouteKeySpec, CommonRouteOptions {
+  readonly leaseTtl?: number;
+  /** How long the response stays cached after the flight; 0 = only concurrent callers share it. */
+  readonly resultTtl?: number;
+  /** How long a deterministic 4xx stays cached. */
+  readonly errorTtl?: number;
+  readonly wait?: number;
+  readonly onBusy?: 'reject' | 'wait';
+  /** Coordinator unreachable: run uncoordinated (`open`, the default) or answer 503 (`closed`). */
+  readonly onCoordinatorDown?: 'open' | 'closed';
+}
+
+/** Module-wide (or middleware-wide) defaults. Durations are milliseconds. */
+export interface ProtectionDefaults {
+  readonly namespace: string;
+  readonly header: string;
+  readonly fingerprintBits?: number;
+  readonly leaseTtl: number;
+  readonly wait: number;
+  readonly retention: number;
+  readonly replayCacheTtl: number;
+  readonly resultTtl: number;
+  readonly errorTtl: number;
+  readonly maxResponseBytes: number;
+  readonly missingUserStatus: 400 | 401;
+  readonly onCoordinatorDown: 'open' | 'closed';
+  readonly replayHeaders: readonly string[];
+}
+
+export const DEFAULT_PROTECTION: Omit<ProtectionDefaults, 'namespace'> = {
+  header: 'idempotency-key',
+  leaseTtl: 30_000,
+  wait: 10_000,
+  retention: 24 * 60 * 60 * 1000,
+  replayCacheTtl: 60_000,
+  resultTtl: 30_000,
+  errorTtl: 3_000,
+  maxResponseBytes: 1024 * 1024,
+  missingUserStatus: 400,
+  onCoordinatorDown: 'open',
+  replayHeaders: [],
+};

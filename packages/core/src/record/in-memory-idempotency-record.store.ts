@@ -1,0 +1,201 @@
+import { randomUUID } from 'node:crypto';
+import { systemClock, type Clock } from '../flight/clock.js';
+import type {
+  BeginOptions,
+  BeginOutcome,
+  IdempotencyRecordStore,
+  RecordLease,
+} from './idempotency-record-store.port.js';
+import { positiveWholeNumber } from './invalid-record-option.error.js';
+import { LeaseLostError } from './lease-lost.error.js';
+import { recordKeyHash } from './record-key-hash.js';
+import {
+  decodeStoredResponse,
+  encodeStoredResponse,
+  type EncodedResponse,
+} from './stored-response.codec.js';
+import type { StoredResponse } from './stored-response.js';
+import type {
+  ForceReleaseOutcome,
+  IdempotencyRecordAdmin,
+  RecordInspection,
+} from '../security/idempotency-record-admin.port.js';
+
+export interface InMemoryIdempotencyRecordStoreOptions {
+  /** Time source for leases and retention; inject a fake one in tests. */
+  readonly clock?: Clock;
+  /**
+   * How often (ms) a `begin` also sweeps every expired record out of memory, so a long-running
+   * process does not need to call `purgeExpired` itself. Default 60 000.
+   */
+  readonly sweepIntervalMs?: number;
+}
+
+interface MemoryRecord {
+  readonly fingerprint: string;
+  readonly ownerToken: string;
+  readonly fence: number;
+  readonly retentionMs: number;
+  /** The lease's end while in progress, the retention's end once completed. */
+  expiresAt: number;
+  response?: EncodedResponse;
+}
+
+/**
+ * The embedded default: records in this process's memory, with the port's exact semantics
+ * (fences, leases, retention). Nothing survives a restart and nothing is shared between
+ * processes, so it only guards a single-instance service; use `@oncely/typeorm` or
+ * `@oncely/redis` for more. Responses are encoded as a durable store would keep them, so a
+ * replay here returns what a database would.
+ */
+export class InMemoryIdempotencyRecordStore
+  implements IdempotencyRecordStore, IdempotencyRecordAdmin
+{
+  private readonly records = new Map<string, MemoryRecord>();
+  private readonly clock: Clock;
+  private readonly sweepIntervalMs: number;
+  private nextSweepAt: number;
+
+  constructor(options: InMemoryIdempotencyRecordStoreOptions = {}) {
+    this.clock = options.clock ?? systemClock;
+    this.sweepIntervalMs = positiveWholeNumber(
+      'sweepIntervalMs',
+      options.sweepIntervalMs ?? 60_000,
+    );
+    this.nextSweepAt = this.clock.now() + this.sweepIntervalMs;
+  }
+
+  /** How many records are held, expired ones included until they are swept. */
+  get size(): number {
+    return this.records.size;
+  }
+
+  async begin(identity: string, digest: string, options: BeginOptions): Promise<BeginOutcome> {
+    const leaseTtlMs = positiveWholeNumber('leaseTtlMs', options.leaseTtlMs);
+    const retentionMs = positiveWholeNumber('retentionMs', options.retentionMs);
+    const now = this.clock.now();
+    this.sweepIfDue(now);
+    const keyHash = recordKeyHash(identity);
+    const existing = this.records.get(keyHash);
+    if (existing && existing.expiresAt > now) {
+      if (existing.fingerprint !== digest) return { kind: 'mismatch' };
+      if (existing.response) {
+        return { kind: 'replay', response: decodeStoredResponse(copyOf(existing.response)) };
+      }
+      return { kind: 'in_progress', retryAfterMs: existing.expiresAt - now };
+    }
+    const lease: RecordLease = {
+      identity,
+      keyHash,
+      ownerToken: randomUUID(),
+      // A takeover of an expired record bumps the fence, so its previous owner is fenced off.
+      fence: (existing?.fence ?? 0) + 1,
+      leaseExpiresAt: new Date(now + leaseTtlMs),
+    };
+    this.records.set(keyHash, {
+      fingerprint: digest,
+      ownerToken: lease.ownerToken,
+      fence: lease.fence,
+      retentionMs,
+      expiresAt: now + leaseTtlMs,
+    });
+    return { kind: 'acquired', lease };
+  }
+
+  async complete(lease: RecordLease, response: StoredResponse): Promise<void> {
+    const encoded = encodeStoredResponse(response);
+    const record = this.heldRecord(lease);
+    if (!record) throw new LeaseLostError(lease.identity, lease.fence);
+    record.response = copyOf(encoded);
+    record.expiresAt = this.clock.now() + record.retentionMs;
+  }
+
+  async release(lease: RecordLease): Promise<void> {
+    if (this.heldRecord(lease)) this.records.delete(lease.keyHash);
+  }
+
+  async renew(lease: RecordLease, leaseTtlMs: number): Promise<boolean> {
+    positiveWholeNumber('leaseTtlMs', leaseTtlMs);
+    const record = this.heldRecord(lease);
+    if (!record) return false;
+    record.expiresAt = this.clock.now() + leaseTtlMs;
+    return true;
+  }
+
+  async purgeExpired(batchSize: number): Promise<number> {
+    positiveWholeNumber('batchSize', batchSize);
+    const now = this.clock.now();
+    let purged = 0;
+    for (const [keyHash, record] of this.records) {
+      if (purged >= batchSize) break;
+      if (record.expiresAt <= now) {
+        this.records.delete(keyHash);
+        purged += 1;
+      }
+    }
+    return purged;
+  }
+
+  async inspect(identity: string): Promise<RecordInspection> {
+    const keyHash = recordKeyHash(identity);
+    const record = this.records.get(keyHash);
+    if (!record || record.expiresAt <= this.clock.now()) return { kind: 'absent', keyHash };
+    const common = { keyHash, fingerprint: record.fingerprint, fence: record.fence };
+    if (!record.response) {
+      return { kind: 'in_progress', ...common, leaseExpiresAt: new Date(record.expiresAt) };
+    }
+    return {
+      kind: 'completed',
+      ...common,
+      expiresAt: new Date(record.expiresAt),
+      response: decodeStoredResponse(copyOf(record.response)),
+    };
+  }
+
+  async forceRelease(identity: string): Promise<ForceReleaseOutcome> {
+    const keyHash = recordKeyHash(identity);
+    const record = this.records.get(keyHash);
+    const now = this.clock.now();
+    if (!record || record.expiresAt <= now) return { kind: 'absent' };
+    if (record.response) return { kind: 'completed' };
+    // Expired under a foreign owner rather than deleted: the holder can no longer confirm and
+    // the next `begin` takes it over with a higher fence.
+    this.records.set(keyHash, {
+      ...record,
+      ownerToken: `released:${randomUUID()}`,
+      expiresAt: now,
+    });
+    return { kind: 'released', fence: record.fence };
+  }
+
+  /**
+   * The record `lease` still holds: same owner and fence, not completed. An expired lease that
+   * nobody took over yet still holds, as in the durable stores: the fence, not the clock,
+   * decides who may confirm.
+   */
+  private heldRecord(lease: RecordLease): MemoryRecord | undefined {
+    const record = this.records.get(lease.keyHash);
+    if (
+      !record ||
+      record.response ||
+      record.ownerToken !== lease.ownerToken ||
+      record.fence !== lease.fence
+    ) {
+      return undefined;
+    }
+    return record;
+  }
+
+  private sweepIfDue(now: number): void {
+    if (now < this.nextSweepAt) return;
+    this.nextSweepAt = now + this.sweepIntervalMs;
+    for (const [keyHash, record] of this.records) {
+      if (record.expiresAt <= now) this.records.delete(keyHash);
+    }
+  }
+}
+
+/** Stored bytes never alias the caller's buffers, in either direction. */
+function copyOf(encoded: EncodedResponse): EncodedResponse {
+  return { ...encoded, body: encoded.body && new Uint8Array(encoded.body) };
+}

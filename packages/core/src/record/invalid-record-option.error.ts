@@ -1,0 +1,21 @@
+import { OncelyError } from '../errors/oncely-error.js';
+
+/** A duration or size handed to a record store is not a positive whole number. */
+export class InvalidRecordOptionError extends OncelyError {
+  readonly code = 'invalid_record_option';
+
+  constructor(
+    readonly option: string,
+    readonly value: unknown,
+  ) {
+    super(
+      `Record store option "${option}" must be a positive whole number (milliseconds for durations), got ${String(value)}.`,
+    );
+  }
+}
+
+/** Returns `value` if it is a positive safe integer, else throws `InvalidRecordOptionError`. */
+export function positiveWholeNumber(option: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value <= 0) throw new InvalidRecordOptionError(option, value);
+  return value;
+}

@@ -1,0 +1,74 @@
+import { OncelyConfigurationError } from '../errors/oncely-configuration.error.js';
+import type { IdempotencyRecordStore } from '../record/idempotency-record-store.port.js';
+import { isSealedResponse, openResponse } from './sealed-response.js';
+import { EncryptionKeyring, type EncryptionOptions } from './encryption-keyring.js';
+import {
+  isIdempotencyRecordAdmin,
+  type ForceReleaseOutcome,
+  type IdempotencyRecordAdmin,
+  type RecordInspection,
+} from './idempotency-record-admin.port.js';
+
+export interface OncelyAdminOptions {
+  /** The store's admin, when it is a separate object (Redis, TypeORM). Default: the store. */
+  readonly admin?: IdempotencyRecordAdmin;
+  /** The keys of an encrypted store, to show its stored responses opened. */
+  readonly encryption?: EncryptionOptions;
+}
+
+/** Segments of a business key; its identity has one less (no fingerprint). */
+const KEY_SEGMENTS = 6;
+
+/**
+ * The operator API over one record store: inspect what a key holds, force-release a key stuck
+ * in progress, purge expired records. Takes an identity (`ns:op:v:scope:target`) or a whole
+ * business key as logged (its fingerprint is dropped), so an id from a log line is enough.
+ */
+export class OncelyAdmin {
+  readonly #store: IdempotencyRecordStore;
+  readonly #admin: IdempotencyRecordAdmin;
+  readonly #keyring: EncryptionKeyring | undefined;
+
+  constructor(store: IdempotencyRecordStore, options: OncelyAdminOptions = {}) {
+    const operator = options.admin ?? store;
+    if (!isIdempotencyRecordAdmin(operator)) {
+      throw new OncelyConfigurationError(
+        'OncelyAdmin needs a store with admin methods (inspect, forceRelease): the in-memory store, or pass { admin: new RedisIdempotencyRecordAdmin(redis) } or { admin: new TypeOrmIdempotencyRecordAdmin(dataSource) }.',
+      );
+    }
+    this.#store = store;
+    this.#admin = operator;
+    this.#keyring = options.encryption && new EncryptionKeyring('OncelyAdmin', options.encryption);
+  }
+
+  async inspect(keyOrIdentity: string): Promise<RecordInspection> {
+    const identity = identityOf(keyOrIdentity);
+    const inspection = await this.#admin.inspect(identity);
+    if (inspection.kind !== 'completed' || !this.#keyring) return inspection;
+    if (!isSealedResponse(inspection.response)) return inspection;
+    return { ...inspection, response: openResponse(this.#keyring, identity, inspection.response) };
+  }
+
+  forceRelease(keyOrIdentity: string): Promise<ForceReleaseOutcome> {
+    return this.#admin.forceRelease(identityOf(keyOrIdentity));
+  }
+
+  /** Deletes expired records in batches until none is left; returns how many were deleted. */
+  async purgeExpired(batchSize = 1_000): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const purged = await this.#store.purgeExpired(batchSize);
+      total += purged;
+      if (purged < batchSize) return total;
+    }
+  }
+}
+
+function identityOf(keyOrIdentity: string): string {
+  if (typeof keyOrIdentity !== 'string' || keyOrIdentity === '') {
+    throw new OncelyConfigurationError('OncelyAdmin needs a business key or identity string.');
+  }
+  const segments = keyOrIdentity.split(':');
+  // Escaping keeps ':' out of every segment, so the count tells a key from an identity.
+  return segments.length === KEY_SEGMENTS ? segments.slice(0, -1).join(':') : keyOrIdentity;
+}

@@ -1,0 +1,98 @@
+import {
+  CoordinatorUnavailableError,
+  FlightBusyError,
+  IdempotencyConflictError,
+  IdempotencyKeyMalformedError,
+  IdempotencyKeyMissingError,
+  IdempotencyMismatchError,
+  InvalidBodyError,
+  KeyInputError,
+  LeaseLostError,
+  MissingKeyFieldError,
+  PayloadTooLargeError,
+  ProblemType,
+  RecordStoreUnavailableError,
+  ResultTooLargeError,
+  UnauthenticatedError,
+  retryAfterSeconds,
+  toProblemResponse,
+} from '@oncely/core';
+
+describe('toProblemResponse', () => {
+  it.each([
+    [new IdempotencyKeyMissingError('idempotency-key'), 400, ProblemType.idempotencyKeyMissing],
+    [
+      new IdempotencyKeyMalformedError('idempotency-key', 'too long'),
+      400,
+      ProblemType.idempotencyKeyMalformed,
+    ],
+    [
+      new InvalidBodyError([{ property: 'amount', messages: ['amount must be positive'] }]),
+      400,
+      ProblemType.invalidBody,
+    ],
+    [
+      new MissingKeyFieldError('user.tenantId', 'scope', 'shop:pay:v1'),
+      400,
+      ProblemType.missingKeyField,
+    ],
+    [
+      new KeyInputError('non_finite_number', 'body.amount', 'NaN'),
+      400,
+      ProblemType.invalidKeyInput,
+    ],
+    [new UnauthenticatedError('user.tenantId'), 401, ProblemType.unauthenticated],
+    [new IdempotencyConflictError('shop:pay:v1:t:k', 2500), 409, ProblemType.requestInFlight],
+    [new FlightBusyError('shop:pay:v1:t:k:ab', 10), 409, ProblemType.requestInFlight],
+    [new PayloadTooLargeError('response', 10, 20), 413, ProblemType.payloadTooLarge],
+    [new KeyInputError('too_large', 'body', ''), 413, ProblemType.payloadTooLarge],
+    [new ResultTooLargeError(20, 10), 413, ProblemType.payloadTooLarge],
+    [new IdempotencyMismatchError('shop:pay:v1:t:k'), 422, ProblemType.payloadMismatch],
+    [
+      new CoordinatorUnavailableError('redis 127.0.0.1:6379'),
+      503,
+      ProblemType.coordinatorUnavailable,
+    ],
+    [new LeaseLostError('shop:pay:v1:t:k', 3), 503, ProblemType.leaseLost],
+  ])('maps %p to %i with a stable type', (error, status, type) => {
+    const problem = toProblemResponse(error);
+    expect(problem?.status).toBe(status);
+    expect(problem?.headers['content-type']).toBe('application/problem+json');
+    expect(problem?.body).toMatchObject({ type, status, detail: error.message });
+    expect(typeof problem?.body.title).toBe('string');
+  });
+
+  it('adds Retry-After in whole seconds, rounded up, to 409s', () => {
+    expect(toProblemResponse(new IdempotencyConflictError('i', 2001))?.headers['retry-after']).toBe(
+      '3',
+    );
+    expect(toProblemResponse(new FlightBusyError('k', 0))?.headers['retry-after']).toBe('1');
+    expect(
+      toProblemResponse(new IdempotencyMismatchError('i'))?.headers['retry-after'],
+    ).toBeUndefined();
+    expect(retryAfterSeconds(1)).toBe(1);
+    expect(retryAfterSeconds(1000)).toBe(1);
+    expect(retryAfterSeconds(1001)).toBe(2);
+  });
+
+  it('maps a lost record store to a retryable 503 without the driver detail', () => {
+    const cause = new Error('terminating connection due to administrator command');
+    const problem = toProblemResponse(new RecordStoreUnavailableError('postgres', { cause }));
+    expect(problem?.status).toBe(503);
+    expect(problem?.headers['retry-after']).toBe('1');
+    expect(problem?.body.type).toBe(ProblemType.storeUnavailable);
+    expect(JSON.stringify(problem?.body)).not.toContain('administrator');
+  });
+
+  it('lists the invalid properties and names the missing field', () => {
+    const invalid = toProblemResponse(new InvalidBodyError([{ property: 'a.b', messages: ['m'] }]));
+    expect(invalid?.body.errors).toEqual([{ property: 'a.b', messages: ['m'] }]);
+    const missing = toProblemResponse(new MissingKeyFieldError('user.tenantId', 'scope', 'op'));
+    expect(missing?.body.field).toBe('user.tenantId');
+  });
+
+  it('leaves anything else to the framework', () => {
+    expect(toProblemResponse(new Error('boom'))).toBeUndefined();
+    expect(toProblemResponse({ status: 400 })).toBeUndefined();
+  });
+});

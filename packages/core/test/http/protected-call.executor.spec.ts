@@ -1,0 +1,466 @@
+import {
+  DEFAULT_PROTECTION,
+  IdempotencyConflictError,
+  IdempotencyMismatchError,
+  InMemoryFlightCoordinator,
+  InMemoryIdempotencyRecordStore,
+  LeaseLostError,
+  PayloadTooLargeError,
+  ProtectedCallExecutor,
+  TransactionalStoreRequiredError,
+  createProtectionEngines,
+  defineProtectedRoute,
+  resolveCallKeys,
+  type HttpResponse,
+  type IdempotentRouteOptions,
+  type OncelyEvent,
+  type ProtectedRoute,
+  type SingleFlightRouteOptions,
+} from '@oncely/core';
+
+const defaults = { ...DEFAULT_PROTECTION, namespace: 'exec' };
+
+class ManualClock {
+  time = 1_000_000;
+  now = () => this.time;
+}
+
+function node(store = new InMemoryIdempotencyRecordStore(), clock?: ManualClock) {
+  const events: OncelyEvent[] = [];
+  const coordinator = new InMemoryFlightCoordinator({ sweepInterval: 0, ...(clock && { clock }) });
+  const executor = new ProtectedCallExecutor(
+    createProtectionEngines({
+      coordinator,
+      store,
+      events: [(e) => events.push(e)],
+      ...(clock && { clock }),
+    }),
+  );
+  return { executor, events, store };
+}
+
+function idempotentRoute(options: Partial<IdempotentRouteOptions> = {}): ProtectedRoute {
+  return defineProtectedRoute(
+    'Orders.create',
+    { idempotent: { operation: 'order', scope: 'user.tenant', ...options } },
+    defaults,
+  );
+}
+
+function flightRoute(options: Partial<SingleFlightRouteOptions> = {}): ProtectedRoute {
+  return defineProtectedRoute(
+    'Reports.get',
+    { singleFlight: { operation: 'report', target: 'params.id', input: [], ...options } },
+    defaults,
+  );
+}
+
+const request = (key: string, body: object = { sku: 'a' }, tenant = 't-1') => ({
+  body,
+  params: { id: 'r-1' },
+  headers: { 'idempotency-key': key },
+  user: { tenant },
+});
+
+const json = (
+  value: unknown,
+  status = 201,
+  headers: Record<string, string> = {},
+): HttpResponse => ({
+  status,
+  headers: { 'content-type': 'application/json', 'x-trace': 'leader-only', ...headers },
+  body: { kind: 'json', value },
+});
+
+function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  let signal!: () => void;
+  const entered = new Promise<void>((resolve) => (signal = resolve));
+  return { opened, open, entered, signal };
+}
+
+describe('ProtectedCallExecutor: idempotent routes', () => {
+  it('runs once, then replays the kept status, body and headers with idempotent-replayed', async () => {
+    const { executor, events } = node();
+    const route = idempotentRoute();
+    let runs = 0;
+    const call = () =>
+      executor.execute({
+        route,
+        keys: resolveCallKeys(route, request('k-1')),
+        handler: async () => json({ run: ++runs }, 201, { location: '/orders/1' }),
+      });
+    const first = await call();
+    const second = await call();
+    expect(first).toEqual({
+      replayed: false,
+      response: json({ run: 1 }, 201, { location: '/orders/1' }),
+    });
+    expect(second).toEqual({
+      replayed: true,
+      response: {
+        status: 201,
+        headers: {
+          'content-type': 'application/json',
+          location: '/orders/1',
+          'idempotent-replayed': 'true',
+        },
+        body: { kind: 'json', value: { run: 1 } },
+      },
+    });
+    expect(events.map((e) => `${e.mechanism}:${e.outcome}`)).toEqual([
+      'idempotency:executed',
+      'idempotency:replayed',
+    ]);
+  });
+
+  it('refuses the same identity with another payload (422) and keeps the record', async () => {
+    const { executor } = node();
+    const route = idempotentRoute();
+    const run = (body: object) =>
+      executor.execute({
+        route,
+        keys: resolveCallKeys(route, request('k', body)),
+        handler: async () => json(body),
+      });
+    await run({ sku: 'a' });
+    await expect(run({ sku: 'b' })).rejects.toBeInstanceOf(IdempotencyMismatchError);
+    expect((await run({ sku: 'a' })).replayed).toBe(true);
+  });
+
+  it("refuses a duplicate in flight (409), or waits and replays with onBusy: 'wait'", async () => {
+    for (const onBusy of ['reject', 'wait'] as const) {
+      const { executor } = node();
+      const route = idempotentRoute({ onBusy });
+      const held = gate();
+      let runs = 0;
+      const call = () =>
+        executor.execute({
+          route,
+          keys: resolveCallKeys(route, request('k')),
+          handler: async () => {
+            runs += 1;
+            held.signal();
+            await held.opened;
+            return json({ ok: true });
+          },
+        });
+      const first = call();
+      await held.entered;
+      const duplicate = call();
+      if (onBusy === 'reject') {
+        await expect(duplicate).rejects.toBeInstanceOf(IdempotencyConflictError);
+        held.open();
+        expect((await first).replayed).toBe(false);
+      } else {
+        held.open();
+        const [a, b] = await Promise.all([first, duplicate]);
+        expect(a.replayed).toBe(false);
+        expect(b.replayed).toBe(true);
+        expect(b.response.body).toEqual(a.response.body);
+      }
+      expect(runs).toBe(1);
+    }
+  });
+
+  it("replays a completed key to every concurrent duplicate, even with onBusy: 'reject'", async () => {
+    const { executor } = node();
+    const route = idempotentRoute({ onBusy: 'reject' });
+    let runs = 0;
+    const call = () =>
+      executor.execute({
+        route,
+        keys: resolveCallKeys(route, request('k-done')),
+        handler: async () => json({ run: ++runs }),
+      });
+    await call();
+    const settled = await Promise.allSettled(Array.from({ length: 30 }, call));
+    expect(settled.filter((r) => r.status === 'rejected')).toHaveLength(0);
+    const replays = settled.filter((r) => r.status === 'fulfilled' && r.value.replayed);
+    expect(replays).toHaveLength(30);
+    expect(runs).toBe(1);
+  });
+
+  it("refuses, under onBusy: 'reject', duplicates that joined before the handler started", async () => {
+    const { executor } = node();
+    const route = idempotentRoute({ onBusy: 'reject' });
+    const held = gate();
+    let runs = 0;
+    const call = () =>
+      executor.execute({
+        route,
+        keys: resolveCallKeys(route, request('k-joined')),
+        handler: async () => {
+          runs += 1;
+          held.signal();
+          await held.opened;
+          return json({ ok: true });
+        },
+      });
+    // All twenty start before the first one's record is even claimed.
+    const calls = Array.from({ length: 20 }, call);
+    await held.entered;
+    held.open();
+    const settled = await Promise.allSettled(calls);
+    const conflicts = settled.filter(
+      (r) => r.status === 'rejected' && r.reason instanceof IdempotencyConflictError,
+    );
+    expect(conflicts).toHaveLength(19);
+    expect(settled.filter((r) => r.status === 'fulfilled' && !r.value.replayed)).toHaveLength(1);
+    expect(runs).toBe(1);
+  });
+
+  it('does not keep 5xx, 409, 429 responses nor thrown errors: the retry runs again', async () => {
+    const { executor } = node();
+    const route = idempotentRoute();
+    const outcomes: Array<() => HttpResponse> = [
+      () => json({ e: 1 }, 503),
+      () => json({ e: 2 }, 429),
+      () => {
+        throw new Error('boom');
+      },
+      () => json({ ok: true }, 200),
+    ];
+    let runs = 0;
+    const call = () =>
+      executor.execute({
+        route,
+        keys: resolveCallKeys(route, request('k')),
+        handler: async () => (outcomes[runs++] as () => HttpResponse)(),
+      });
+    expect((await call()).response.status).toBe(503);
+    expect((await call()).response.status).toBe(429);
+    await expect(call()).rejects.toThrow('boom');
+    expect(await call()).toMatchObject({ replayed: false, response: { status: 200 } });
+    expect(await call()).toMatchObject({ replayed: true, response: { status: 200 } });
+    expect(runs).toBe(4);
+  });
+
+  it('keeps a deterministic 4xx the handler returned', async () => {
+    const { executor } = node();
+    const route = idempotentRoute();
+    let runs = 0;
+    const call = () =>
+      executor.execute({
+        route,
+        keys: resolveCallKeys(route, request('k')),
+        handler: async () => json({ runs: ++runs }, 404),
+      });
+    await call();
+    expect(await call()).toMatchObject({
+      replayed: true,
+      response: { status: 404, body: { value: { runs: 1 } } },
+    });
+  });
+
+  it('refuses a response above maxResponseBytes and keeps nothing', async () => {
+    const { executor } = node();
+    const route = idempotentRoute({ maxResponseBytes: 16 });
+    let runs = 0;
+    const call = () =>
+      executor.execute({
+        route,
+        keys: resolveCallKeys(route, request('k')),
+        handler: async () => json({ runs: ++runs, padding: 'x'.repeat(32) }),
+      });
+    await expect(call()).rejects.toBeInstanceOf(PayloadTooLargeError);
+    await expect(call()).rejects.toBeInstanceOf(PayloadTooLargeError);
+    expect(runs).toBe(2);
+  });
+
+  it('reports a lease lost to a takeover and confirms nothing', async () => {
+    const clock = new ManualClock();
+    const store = new InMemoryIdempotencyRecordStore({ clock });
+    const first = node(store, clock);
+    const second = node(store, clock);
+    const route = idempotentRoute({ leaseTtl: 1_000 });
+    const keys = resolveCallKeys(route, request('k'));
+    const outcome = first.executor.execute({
+      route,
+      keys,
+      handler: async () => {
+        clock.time += 5_000;
+        const takeover = await second.executor.execute({
+          route,
+          keys,
+          handler: async () => json({ by: 'second' }),
+        });
+        expect(takeover.replayed).toBe(false);
+        return json({ by: 'first' });
+      },
+    });
+    await expect(outcome).rejects.toBeInstanceOf(LeaseLostError);
+    expect(first.events.map((e) => e.outcome)).toContain('lease_lost');
+    const replay = await first.executor.execute({
+      route,
+      keys,
+      handler: async () => json({ by: 'third' }),
+    });
+    expect(replay.response.body).toEqual({ kind: 'json', value: { by: 'second' } });
+  });
+
+  it('refuses transactional routes on a store without transactions', async () => {
+    const { executor } = node();
+    const route = idempotentRoute({ transactional: true });
+    await expect(
+      executor.execute({
+        route,
+        keys: resolveCallKeys(route, request('k')),
+        handler: async () => json({}),
+      }),
+    ).rejects.toBeInstanceOf(TransactionalStoreRequiredError);
+  });
+});
+
+describe('ProtectedCallExecutor: SingleFlight routes', () => {
+  it('coalesces concurrent calls into one run and caches the result', async () => {
+    const { executor, events } = node();
+    const route = flightRoute();
+    const held = gate();
+    let runs = 0;
+    const call = () =>
+      executor.execute({
+        route,
+        keys: resolveCallKeys(route, request('ignored')),
+        handler: async () => {
+          runs += 1;
+          held.signal();
+          await held.opened;
+          return json({ runs }, 200);
+        },
+      });
+    const calls = Array.from({ length: 20 }, call);
+    await held.entered;
+    held.open();
+    const results = await Promise.all(calls);
+    const late = await call();
+    expect(runs).toBe(1);
+    expect(results.filter((r) => !r.replayed)).toHaveLength(1);
+    expect(late.replayed).toBe(true);
+    expect(late.response.headers['idempotent-replayed']).toBe('true');
+    expect(late.response.headers['x-trace']).toBeUndefined();
+    expect(
+      events
+        .filter((e) => e.mechanism === 'single-flight')
+        .map((e) => e.outcome)
+        .sort(),
+    ).toEqual([...Array(19).fill('joined'), 'cached', 'executed'].sort());
+  });
+
+  it("serves a cached result to every concurrent caller, even with onBusy: 'reject'", async () => {
+    const { executor } = node();
+    const route = flightRoute({ onBusy: 'reject' });
+    let runs = 0;
+    const call = () =>
+      executor.execute({
+        route,
+        keys: resolveCallKeys(route, request('ignored')),
+        handler: async () => json({ run: ++runs }, 200),
+      });
+    await call();
+    const settled = await Promise.allSettled(Array.from({ length: 30 }, call));
+    expect(settled.filter((r) => r.status === 'fulfilled' && r.value.replayed)).toHaveLength(30);
+    expect(runs).toBe(1);
+  });
+
+  it('shares a returned deterministic 4xx for errorTtl, but never a 5xx', async () => {
+    const { executor } = node();
+    const route = flightRoute({ resultTtl: 0, errorTtl: 60_000 });
+    let runs = 0;
+    const call = (status: number) =>
+      executor.execute({
+        route,
+        keys: resolveCallKeys(route, request('k')),
+        handler: async () => json({ runs: ++runs }, status),
+      });
+    expect(await call(400)).toMatchObject({ replayed: false, response: { status: 400 } });
+    expect(await call(400)).toMatchObject({
+      replayed: true,
+      response: { status: 400, body: { value: { runs: 1 } } },
+    });
+
+    const other = flightRoute({ operation: 'report-5xx', resultTtl: 0, errorTtl: 60_000 });
+    let failures = 0;
+    const fail = () =>
+      executor.execute({
+        route: other,
+        keys: resolveCallKeys(other, request('k')),
+        handler: async () => json({ f: ++failures }, 502),
+      });
+    expect((await fail()).response.status).toBe(502);
+    expect((await fail()).replayed).toBe(false);
+    expect(failures).toBe(2);
+  });
+});
+
+describe('ProtectedCallExecutor: responses that are not kept', () => {
+  it("shares a leader's 5xx with local joiners without its per-response headers", async () => {
+    const { executor } = node();
+    const route = flightRoute({ operation: 'report-down' });
+    const held = gate();
+    let runs = 0;
+    const call = () =>
+      executor.execute({
+        route,
+        keys: resolveCallKeys(route, request('k')),
+        handler: async () => {
+          runs += 1;
+          held.signal();
+          await held.opened;
+          return json({ down: true }, 503, { 'set-cookie': 'session=leader', 'retry-after': '5' });
+        },
+      });
+    const leader = call();
+    await held.entered;
+    const joiner = call();
+    held.open();
+    const [own, shared] = await Promise.all([leader, joiner]);
+    expect(runs).toBe(1);
+    expect(own).toMatchObject({ replayed: false, response: { status: 503 } });
+    expect(own.response.headers['set-cookie']).toBe('session=leader');
+    expect(shared.replayed).toBe(true);
+    expect(shared.response.status).toBe(503);
+    expect(shared.response.headers).toEqual({
+      'content-type': 'application/json',
+      'idempotent-replayed': 'true',
+    });
+  });
+});
+
+describe('ProtectedCallExecutor: both decorators on one route', () => {
+  it('records each identity durably while coalescing their shared work', async () => {
+    const { executor } = node();
+    const route = defineProtectedRoute(
+      'Summaries.create',
+      {
+        idempotent: { operation: 'summary', scope: 'user.tenant' },
+        singleFlight: { operation: 'summary-render', target: 'params.id', input: [], resultTtl: 0 },
+      },
+      defaults,
+    );
+    const held = gate();
+    let runs = 0;
+    const call = (key: string) =>
+      executor.execute({
+        route,
+        keys: resolveCallKeys(route, request(key)),
+        handler: async () => {
+          runs += 1;
+          held.signal();
+          await held.opened;
+          return json({ summary: 'once' }, 201);
+        },
+      });
+    const a = call('key-a');
+    await held.entered;
+    const b = call('key-b');
+    held.open();
+    const [first, second] = await Promise.all([a, b]);
+    expect(runs).toBe(1);
+    expect(first.response.body).toEqual(second.response.body);
+    expect((await call('key-a')).replayed).toBe(true);
+    expect((await call('key-b')).replayed).toBe(true);
+    expect(runs).toBe(1);
+  });
+});

@@ -1,0 +1,113 @@
+import type { Clock, RecordLease, StoredResponse } from '@oncely/core';
+import { InMemoryIdempotencyRecordStore, UnstorableResponseError } from '@oncely/core';
+import { idempotencyRecordStoreContract } from '@oncely/core/testing';
+
+class FakeClock implements Clock {
+  constructor(private current = 1_750_000_000_000) {}
+  now(): number {
+    return this.current;
+  }
+  advance(ms: number): void {
+    this.current += ms;
+  }
+}
+
+const timing = { leaseTtlMs: 1_000, retentionMs: 10_000 };
+
+function acquired(outcome: Awaited<ReturnType<InMemoryIdempotencyRecordStore['begin']>>) {
+  if (outcome.kind !== 'acquired') throw new Error(`expected acquired, got ${outcome.kind}`);
+  return outcome.lease;
+}
+
+describe('InMemoryIdempotencyRecordStore', () => {
+  describe('contract', () => {
+    const cases = idempotencyRecordStoreContract(async () => {
+      const clock = new FakeClock();
+      return {
+        store: new InMemoryIdempotencyRecordStore({ clock }),
+        advance: async (ms) => clock.advance(ms),
+        cleanup: async () => undefined,
+      };
+    });
+    it.each(cases.map((contractCase) => [contractCase.name, contractCase]))('%s', (_, c) =>
+      c.run(),
+    );
+  });
+
+  it('sweeps expired records out of memory on a begin once the sweep interval passed', async () => {
+    const clock = new FakeClock();
+    const store = new InMemoryIdempotencyRecordStore({ clock, sweepIntervalMs: 5_000 });
+    for (let index = 0; index < 5; index += 1) {
+      acquired(await store.begin(`sweep:${index}`, 'd', timing));
+    }
+    clock.advance(2_000);
+    acquired(await store.begin('sweep:early', 'd', timing));
+    expect(store.size).toBe(6);
+
+    clock.advance(3_000);
+    acquired(await store.begin('sweep:late', 'd', timing));
+
+    expect(store.size).toBe(1);
+  });
+
+  it('keeps its own copy of a bytes body: later changes by the caller are not replayed', async () => {
+    const store = new InMemoryIdempotencyRecordStore();
+    const body = new Uint8Array([1, 2, 3]);
+    const lease = acquired(await store.begin('copy:1', 'd', timing));
+    await store.complete(lease, { status: 200, headers: {}, body: { kind: 'bytes', value: body } });
+    body[0] = 9;
+
+    const first = await store.begin('copy:1', 'd', timing);
+    if (first.kind !== 'replay' || first.response.body.kind !== 'bytes')
+      throw new Error(first.kind);
+    first.response.body.value[1] = 9;
+    const second = await store.begin('copy:1', 'd', timing);
+
+    expect(second).toEqual({
+      kind: 'replay',
+      response: {
+        status: 200,
+        headers: {},
+        body: { kind: 'bytes', value: new Uint8Array([1, 2, 3]) },
+      },
+    });
+  });
+
+  it('replays a JSON body as its JSON form, as a durable store would', async () => {
+    const store = new InMemoryIdempotencyRecordStore();
+    const lease = acquired(await store.begin('json:1', 'd', timing));
+    await store.complete(lease, {
+      status: 200,
+      headers: {},
+      body: { kind: 'json', value: { at: new Date(0), skipped: undefined, n: 1 } },
+    });
+
+    const outcome = await store.begin('json:1', 'd', timing);
+
+    expect(outcome).toEqual({
+      kind: 'replay',
+      response: {
+        status: 200,
+        headers: {},
+        body: { kind: 'json', value: { at: '1970-01-01T00:00:00.000Z', n: 1 } },
+      },
+    });
+  });
+
+  it.each<[string, StoredResponse]>([
+    [
+      'an undefined JSON body',
+      { status: 200, headers: {}, body: { kind: 'json', value: undefined } },
+    ],
+    ['a BigInt in a JSON body', { status: 200, headers: {}, body: { kind: 'json', value: 1n } }],
+    ['a status outside 100-999', { status: 42, headers: {}, body: { kind: 'empty' } }],
+  ])('refuses %s with UnstorableResponseError and keeps the lease', async (_, response) => {
+    const store = new InMemoryIdempotencyRecordStore();
+    const lease: RecordLease = acquired(await store.begin('bad:1', 'd', timing));
+
+    await expect(store.complete(lease, response)).rejects.toBeInstanceOf(UnstorableResponseError);
+
+    expect(await store.begin('bad:1', 'd', timing)).toMatchObject({ kind: 'in_progress' });
+    await store.complete(lease, { status: 204, headers: {}, body: { kind: 'empty' } });
+  });
+});

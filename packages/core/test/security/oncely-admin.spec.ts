@@ -1,0 +1,76 @@
+import {
+  InMemoryIdempotencyRecordStore,
+  LeaseLostError,
+  OncelyAdmin,
+  OncelyConfigurationError,
+  type IdempotencyRecordStore,
+} from '@oncely/core';
+import { ManualClock } from '../flight/manual-clock.js';
+
+const identity = 'shop:pay:v1:t-1:order-9';
+const digest = 'c'.repeat(64);
+const options = { leaseTtlMs: 10_000, retentionMs: 60_000 };
+const ok = {
+  status: 200,
+  headers: { 'x-a': '1' },
+  body: { kind: 'json' as const, value: { ok: 1 } },
+};
+
+describe('OncelyAdmin on the in-memory store', () => {
+  it('inspects absent, in-progress and completed records, by identity or by whole key', async () => {
+    const clock = new ManualClock();
+    const store = new InMemoryIdempotencyRecordStore({ clock });
+    const admin = new OncelyAdmin(store);
+    expect((await admin.inspect(identity)).kind).toBe('absent');
+    const begun = await store.begin(identity, digest, options);
+    if (begun.kind !== 'acquired') throw new Error(begun.kind);
+    expect(await admin.inspect(`${identity}:0123456789abcdef`)).toEqual({
+      kind: 'in_progress',
+      keyHash: begun.lease.keyHash,
+      fingerprint: digest,
+      fence: begun.lease.fence,
+      leaseExpiresAt: begun.lease.leaseExpiresAt,
+    });
+    await store.complete(begun.lease, ok);
+    const done = await admin.inspect(identity);
+    expect(done).toMatchObject({ kind: 'completed', fence: 1, response: ok });
+    expect(done.kind === 'completed' && done.expiresAt.getTime()).toBe(clock.now() + 60_000);
+  });
+
+  it('force-releases a stuck key: its holder cannot confirm, the next request runs', async () => {
+    const store = new InMemoryIdempotencyRecordStore();
+    const admin = new OncelyAdmin(store);
+    const stuck = await store.begin(identity, digest, options);
+    if (stuck.kind !== 'acquired') throw new Error(stuck.kind);
+    expect(await admin.forceRelease(identity)).toEqual({ kind: 'released', fence: 1 });
+    await expect(store.complete(stuck.lease, ok)).rejects.toThrow(LeaseLostError);
+    const next = await store.begin(identity, digest, options);
+    expect(next.kind === 'acquired' && next.lease.fence).toBe(2);
+    if (next.kind !== 'acquired') throw new Error(next.kind);
+    await store.complete(next.lease, ok);
+    expect(await admin.forceRelease(identity)).toEqual({ kind: 'completed' });
+    expect((await store.begin(identity, digest, options)).kind).toBe('replay');
+    expect(await admin.forceRelease('shop:pay:v1:t-1:nothing')).toEqual({ kind: 'absent' });
+  });
+
+  it('purges every expired record in batches', async () => {
+    const clock = new ManualClock();
+    const store = new InMemoryIdempotencyRecordStore({ clock });
+    for (let i = 0; i < 25; i++) {
+      const begun = await store.begin(`shop:pay:v1:t-1:k${i}`, digest, options);
+      if (begun.kind === 'acquired' && i < 20) await store.complete(begun.lease, ok);
+    }
+    clock.advance(60_001);
+    expect(await new OncelyAdmin(store).purgeExpired(7)).toBe(25);
+    expect(store.size).toBe(0);
+  });
+
+  it('refuses a store without admin methods', () => {
+    const bare = { begin: jestFree, complete: jestFree } as unknown as IdempotencyRecordStore;
+    expect(() => new OncelyAdmin(bare)).toThrow(OncelyConfigurationError);
+  });
+});
+
+function jestFree(): never {
+  throw new Error('not called');
+}

@@ -1,0 +1,103 @@
+import {
+  InMemoryIdempotencyRecordStore,
+  InMemoryRecordQuota,
+  OncelyConfigurationError,
+  QuotaLimitedIdempotencyRecordStore,
+  RecordQuotaExceededError,
+  toProblemResponse,
+} from '@oncely/core';
+import { ManualClock } from '../flight/manual-clock.js';
+
+const options = { leaseTtlMs: 10_000, retentionMs: 600_000 };
+const digest = 'a'.repeat(64);
+const ok = { status: 201, headers: {}, body: { kind: 'empty' as const } };
+
+function setUp(limit = 3) {
+  const clock = new ManualClock();
+  const inner = new InMemoryIdempotencyRecordStore({ clock });
+  const store = new QuotaLimitedIdempotencyRecordStore(inner, {
+    quota: new InMemoryRecordQuota(clock),
+    limit,
+    windowMs: 60_000,
+  });
+  return { clock, inner, store };
+}
+
+describe('QuotaLimitedIdempotencyRecordStore', () => {
+  it('lets exactly `limit` of many concurrent new records of one tenant through', async () => {
+    const { inner, store } = setUp(3);
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, i) => store.begin(`shop:pay:v1:t-1:k${i}`, digest, options)),
+    );
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(3);
+    const refused = outcomes.filter((o) => o.status === 'rejected');
+    expect(refused).toHaveLength(17);
+    expect(refused.every((o) => o.reason instanceof RecordQuotaExceededError)).toBe(true);
+    // Refused records were released: nothing of them stays written.
+    const live = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => inner.inspect(`shop:pay:v1:t-1:k${i}`)),
+    );
+    expect(live.filter((r) => r.kind !== 'absent')).toHaveLength(3);
+  });
+
+  it('counts per tenant, and never counts or refuses replays, 409s and 422s', async () => {
+    const { store } = setUp(1);
+    const first = await store.begin('shop:pay:v1:t-1:k1', digest, options);
+    if (first.kind !== 'acquired') throw new Error(first.kind);
+    expect((await store.begin('shop:pay:v1:t-1:k1', digest, options)).kind).toBe('in_progress');
+    await store.complete(first.lease, ok);
+    // Over the limit now, yet the retry is answered, and so is a reused key with another payload.
+    expect((await store.begin('shop:pay:v1:t-1:k1', digest, options)).kind).toBe('replay');
+    expect((await store.begin('shop:pay:v1:t-1:k1', 'b'.repeat(64), options)).kind).toBe(
+      'mismatch',
+    );
+    await expect(store.begin('shop:pay:v1:t-1:k2', digest, options)).rejects.toThrow(
+      RecordQuotaExceededError,
+    );
+    // Another tenant has its own count.
+    expect((await store.begin('shop:pay:v1:t-2:k1', digest, options)).kind).toBe('acquired');
+  });
+
+  it('opens a new window after windowMs, and says when in Retry-After', async () => {
+    const { clock, store } = setUp(1);
+    clock.advance(60_000 - (clock.now() % 60_000)); // start of a window
+    expect((await store.begin('shop:pay:v1:t-1:k1', digest, options)).kind).toBe('acquired');
+    clock.advance(15_000);
+    const error = await store.begin('shop:pay:v1:t-1:k2', digest, options).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RecordQuotaExceededError);
+    const problem = toProblemResponse(error);
+    expect(problem?.status).toBe(429);
+    expect(problem?.body.type).toBe('urn:oncely:problem:record-quota-exceeded');
+    expect(problem?.headers['retry-after']).toBe('45');
+    expect(problem?.body.limit).toBe(1);
+    clock.advance(45_000);
+    expect((await store.begin('shop:pay:v1:t-1:k2', digest, options)).kind).toBe('acquired');
+  });
+
+  it('leaves identities outside scopeOf unlimited', async () => {
+    const clock = new ManualClock();
+    const store = new QuotaLimitedIdempotencyRecordStore(
+      new InMemoryIdempotencyRecordStore({ clock }),
+      {
+        quota: new InMemoryRecordQuota(clock),
+        limit: 1,
+        windowMs: 1_000,
+        scopeOf: (identity) => (identity.includes(':vip:') ? undefined : 'all'),
+      },
+    );
+    for (let i = 0; i < 5; i++) {
+      expect((await store.begin(`s:o:v:vip:k${i}`, digest, options)).kind).toBe('acquired');
+    }
+  });
+
+  it('refuses a bad limit at start-up', () => {
+    expect(
+      () =>
+        new QuotaLimitedIdempotencyRecordStore(new InMemoryIdempotencyRecordStore(), {
+          quota: new InMemoryRecordQuota(),
+          limit: 0,
+          windowMs: 1_000,
+        }),
+    ).toThrow(OncelyConfigurationError);
+  });
+});

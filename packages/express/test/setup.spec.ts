@@ -1,0 +1,108 @@
+import {
+  InMemoryIdempotencyRecordStore,
+  OperationClaimConflictError,
+  ReplayHeaderPolicyError,
+  RouteOptionsError,
+  TransactionalStoreRequiredError,
+} from '@oncely/core';
+import { createOncely, OncelyConfigurationError, type Oncely } from '@oncely/express';
+import { uniqueNamespace } from './fixtures/backends.js';
+
+describe('createOncely() and middleware creation', () => {
+  const created: Oncely[] = [];
+  const oncely = (options: Partial<Parameters<typeof createOncely>[0]> = {}) => {
+    const instance = createOncely({ namespace: uniqueNamespace(), ...options });
+    created.push(instance);
+    return instance;
+  };
+
+  afterAll(async () => {
+    await Promise.all(created.map((instance) => instance.close()));
+  });
+
+  it('refuses a missing or malformed namespace', () => {
+    expect(() => createOncely({} as never)).toThrow(OncelyConfigurationError);
+    expect(() => createOncely({ namespace: 'a:b' })).toThrow(/option "namespace"/);
+  });
+
+  it('refuses unknown and invalid defaults, naming them', () => {
+    expect(() => oncely({ defaults: { leaseTTL: 5 } as never })).toThrow(/defaults\.leaseTTL/);
+    expect(() => oncely({ defaults: { wait: -1 } })).toThrow(/defaults\.wait/);
+    expect(() => oncely({ defaults: { replayHeaders: ['set-cookie'] } })).toThrow(
+      ReplayHeaderPolicyError,
+    );
+  });
+
+  it('refuses a coordinator or store that is not one', () => {
+    expect(() => oncely({ coordinator: {} as never })).toThrow(/option "coordinator"/);
+    expect(() => oncely({ store: { begin: 1 } as never })).toThrow(/option "store"/);
+  });
+
+  it('refuses the in-memory defaults in production unless allowed', () => {
+    const previous = process.env.NODE_ENV;
+    process.env.NODE_ENV = 'production';
+    try {
+      expect(() => oncely()).toThrow(/refuses to start in production.*coordinator.*store/);
+      expect(() => oncely({ allowInMemory: true })).not.toThrow();
+    } finally {
+      process.env.NODE_ENV = previous;
+    }
+  });
+
+  it('validates a middleware when it is created, naming the route and the option', () => {
+    const instance = oncely();
+    expect(() =>
+      instance.idempotent({
+        name: 'POST /pay',
+        operation: 'pay',
+        scope: 'user.id',
+        onBusy: 'later' as never,
+      }),
+    ).toThrow(/"onBusy" on POST \/pay/);
+    expect(() =>
+      instance.singleFlight({ name: 'GET /r', operation: 'r', resultTTL: 5 } as never),
+    ).toThrow(RouteOptionsError);
+    expect(() => instance.idempotent({ name: 'POST /x', operation: 'x' })).toThrow(/"scope"/);
+    expect(() =>
+      instance.idempotent({ operation: 'y', scope: 'user.id', validate: 'yes' as never }),
+    ).toThrow(/"validate"/);
+    expect(() =>
+      instance.idempotent({ operation: 'z', scope: 'user.id', replayHeaders: ['content-length'] }),
+    ).toThrow(ReplayHeaderPolicyError);
+  });
+
+  it('fails when two routes claim one operation with different key shapes, naming both', () => {
+    const instance = oncely();
+    instance.idempotent({ name: 'POST /v1/pay', operation: 'pay', scope: 'user.id' });
+    // The same shape may be claimed twice (two paths of one operation).
+    instance.idempotent({ name: 'POST /v1/pay-alias', operation: 'pay', scope: 'user.id' });
+    const conflict = () =>
+      instance.idempotent({ name: 'POST /v2/pay', operation: 'pay', scope: 'user.tenantId' });
+    expect(conflict).toThrow(OperationClaimConflictError);
+    expect(conflict).toThrow(/POST \/v1\/pay and POST \/v2\/pay/);
+    instance.idempotent({
+      name: 'POST /v3/pay',
+      operation: 'pay-3',
+      scope: 'user.id',
+      shared: true,
+    });
+    instance.idempotent({
+      name: 'POST /v4/pay',
+      operation: 'pay-3',
+      scope: 'user.org',
+      shared: true,
+    });
+  });
+
+  it('refuses a transactional route on a store without transactions', () => {
+    const instance = oncely({ store: new InMemoryIdempotencyRecordStore() });
+    expect(() =>
+      instance.idempotent({
+        name: 'POST /tx',
+        operation: 'tx',
+        scope: 'user.id',
+        transactional: true,
+      }),
+    ).toThrow(TransactionalStoreRequiredError);
+  });
+});

@@ -1,0 +1,62 @@
+import { OncelyError, toProblemResponse } from '@oncely/core';
+
+/**
+ * What a message or GraphQL client sees of an oncely refusal: a stable upper-case `code`
+ * derived from the problem `type` (`urn:oncely:problem:request-in-flight` →
+ * `ONCELY_REQUEST_IN_FLIGHT`), the reason, and ids or field names only, never raw input.
+ */
+export interface OncelyCallErrorPayload {
+  readonly code: string;
+  readonly message: string;
+  readonly status: number;
+  readonly retryAfterMs?: number;
+  readonly [extension: string]: unknown;
+}
+
+/** Stable codes clients of non-HTTP handlers may switch on. */
+export const OncelyCallErrorCode = {
+  requestInFlight: 'ONCELY_REQUEST_IN_FLIGHT',
+  payloadMismatch: 'ONCELY_PAYLOAD_MISMATCH',
+  missingKeyField: 'ONCELY_MISSING_KEY_FIELD',
+  invalidKeyInput: 'ONCELY_INVALID_KEY_INPUT',
+  idempotencyKeyMissing: 'ONCELY_IDEMPOTENCY_KEY_MISSING',
+  idempotencyKeyMalformed: 'ONCELY_IDEMPOTENCY_KEY_MALFORMED',
+  payloadTooLarge: 'ONCELY_PAYLOAD_TOO_LARGE',
+  coordinatorUnavailable: 'ONCELY_COORDINATOR_UNAVAILABLE',
+  leaseLost: 'ONCELY_LEASE_LOST',
+  unauthenticated: 'ONCELY_UNAUTHENTICATED',
+} as const;
+
+const PROBLEM_PREFIX = 'urn:oncely:problem:';
+
+/** The client-facing payload of an oncely error, or `undefined` for any other error. */
+export function callErrorPayloadOf(error: unknown): OncelyCallErrorPayload | undefined {
+  const problem = toProblemResponse(error);
+  if (!problem) return undefined;
+  const { type, title: _title, status, detail, ...extensions } = problem.body;
+  const retryAfterMs = (error as { retryAfterMs?: unknown; leaseRemainingMs?: unknown })
+    .retryAfterMs;
+  return {
+    ...extensions,
+    code: `ONCELY_${type.slice(PROBLEM_PREFIX.length).replaceAll('-', '_').toUpperCase()}`,
+    message: detail,
+    status,
+    ...(typeof retryAfterMs === 'number' && { retryAfterMs }),
+  };
+}
+
+/**
+ * An oncely refusal in a GraphQL resolver. graphql-js copies `extensions` of the original error
+ * into the response, so clients read `errors[0].extensions.code` without oncely importing graphql.
+ */
+export class OncelyGraphQLError extends OncelyError {
+  readonly code: string;
+  readonly extensions: Readonly<Record<string, unknown>>;
+
+  constructor(payload: OncelyCallErrorPayload, options?: ErrorOptions) {
+    super(payload.message, options);
+    const { message: _message, ...extensions } = payload;
+    this.code = payload.code;
+    this.extensions = extensions;
+  }
+}

@@ -1,0 +1,15 @@
+import { SetMetadata } from '@nestjs/common';
+import { checkRouteOptions, type SingleFlightRouteOptions } from '@oncely/core';
+import { SINGLE_FLIGHT_METADATA } from './oncely.constants.js';
+import { routeName } from './route-name.js';
+
+/**
+ * Concurrent requests with one key run the handler once, on any node; the others share its
+ * response, which stays cached for `resultTtl`. Options are checked here, naming the bad one.
+ */
+export function SingleFlight(options: SingleFlightRouteOptions): MethodDecorator {
+  return (target, propertyKey, descriptor) => {
+    checkRouteOptions(routeName(target, propertyKey), 'singleFlight', options);
+    SetMetadata(SINGLE_FLIGHT_METADATA, options)(target, propertyKey, descriptor);
+  };
+}

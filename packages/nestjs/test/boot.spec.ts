@@ -1,0 +1,358 @@
+import {
+  Body,
+  Controller,
+  Get,
+  Module,
+  Post,
+  StreamableFile,
+  type INestApplication,
+} from '@nestjs/common';
+import {
+  IdempotencyManager,
+  IdempotentKey,
+  OncelyConfigurationError,
+  OncelyModule,
+  SingleFlight,
+  createPrometheusListener,
+} from '@oncely/nestjs';
+import {
+  OperationClaimConflictError,
+  ReplayHeaderPolicyError,
+  RouteOptionsError,
+  TransactionalStoreRequiredError,
+  UnsupportedResponseError,
+  type OncelyEvent,
+} from '@oncely/core';
+import { Test } from '@nestjs/testing';
+import { IsString } from 'class-validator';
+import * as promClient from 'prom-client';
+import { randomUUID } from 'node:crypto';
+import request from 'supertest';
+import { Readable } from 'node:stream';
+import { uniqueNamespace } from './fixtures/test-app.js';
+
+async function boot(
+  controllers: any[],
+  options: Record<string, unknown> = {},
+): Promise<INestApplication> {
+  const moduleRef = await Test.createTestingModule({
+    imports: [OncelyModule.forRoot({ namespace: uniqueNamespace(), ...options })],
+    controllers,
+  }).compile();
+  const app = moduleRef.createNestApplication({ logger: false });
+  await app.init();
+  return app;
+}
+
+describe('start-up checks', () => {
+  it('fails the boot on two routes claiming one operation with different key shapes, naming both', async () => {
+    @Controller('a')
+    class FirstController {
+      @Post()
+      @IdempotentKey({ operation: 'refund', scope: 'user.tenantId' })
+      create() {
+        return {};
+      }
+    }
+    @Controller('b')
+    class SecondController {
+      @Post()
+      @IdempotentKey({ operation: 'refund', scope: 'user.tenantId', target: 'body.orderId' })
+      create() {
+        return {};
+      }
+    }
+    const failure = boot([FirstController, SecondController]);
+    await expect(failure).rejects.toBeInstanceOf(OperationClaimConflictError);
+    await expect(failure).rejects.toThrow(
+      /FirstController\.create \(POST \/a\).*SecondController\.create \(POST \/b\)/,
+    );
+  });
+
+  it('lets routes share an operation with equal key shapes, or when all are marked shared', async () => {
+    @Controller('v1')
+    class V1Controller {
+      @Post('refund')
+      @IdempotentKey({ operation: 'refund', scope: 'user.tenantId' })
+      refund() {
+        return {};
+      }
+      @Post('export')
+      @SingleFlight({ operation: 'export', target: 'body.id', shared: true })
+      export() {
+        return {};
+      }
+    }
+    @Controller('v2')
+    class V2Controller {
+      @Post('refund')
+      @IdempotentKey({ operation: 'refund', scope: 'user.tenantId' })
+      refund() {
+        return {};
+      }
+      @Post('export')
+      @SingleFlight({ operation: 'export', target: 'body.exportId', shared: true })
+      export() {
+        return {};
+      }
+    }
+    const app = await boot([V1Controller, V2Controller]);
+    await app.close();
+  });
+
+  describe('production guard', () => {
+    const previous = process.env.NODE_ENV;
+    afterEach(() => {
+      process.env.NODE_ENV = previous;
+    });
+
+    @Controller('p')
+    class PlainController {
+      @Get()
+      get() {
+        return 'ok';
+      }
+    }
+
+    it('refuses the in-memory defaults in production and says what to register', async () => {
+      process.env.NODE_ENV = 'production';
+      const failure = boot([PlainController]);
+      await expect(failure).rejects.toBeInstanceOf(OncelyConfigurationError);
+      await expect(failure).rejects.toThrow(
+        /Register coordinator .* and store .*allowInMemory: true/,
+      );
+    });
+
+    it('starts in production on the in-memory defaults with allowInMemory: true', async () => {
+      process.env.NODE_ENV = 'production';
+      const app = await boot([PlainController], { allowInMemory: true });
+      await app.close();
+    });
+  });
+
+  it('refuses replay allowlists naming set-cookie or per-response headers at start-up', async () => {
+    await expect(
+      boot([], { defaults: { replayHeaders: ['x-order-version', 'Set-Cookie'] } }),
+    ).rejects.toThrow(ReplayHeaderPolicyError);
+    for (const header of ['content-length', 'date', 'transfer-encoding', 'connection']) {
+      await expect(boot([], { defaults: { replayHeaders: [header] } })).rejects.toThrow(
+        new RegExp(`"${header}" cannot be replayed`),
+      );
+    }
+  });
+
+  it('validates decorator options when they are applied, naming the bad one', () => {
+    const decorate = (decorator: MethodDecorator) => {
+      class Target {
+        handler() {}
+      }
+      decorator(
+        Target.prototype,
+        'handler',
+        Object.getOwnPropertyDescriptor(Target.prototype, 'handler')!,
+      );
+    };
+    expect(() =>
+      decorate(IdempotentKey({ operation: 'x', scope: 'user.id', onBusy: 'later' as never })),
+    ).toThrow(/Invalid oncely option "onBusy" on Target\.handler/);
+    expect(() =>
+      decorate(
+        IdempotentKey({ operation: 'x', scope: 'user.id', idempotencykey: 'required' } as never),
+      ),
+    ).toThrow(/"idempotencykey" on Target\.handler: unknown option/);
+    expect(() => decorate(IdempotentKey({ operation: 'x' }))).toThrow(
+      /"scope".*never be shared across tenants/,
+    );
+    expect(() => decorate(SingleFlight({ operation: 'x', fingerprintBits: 32 }))).toThrow(
+      /"key spec" on Target\.handler: .*fingerprintBits/,
+    );
+    expect(() => decorate(SingleFlight({ operation: 'x', resultTtl: -1 }))).toThrow(/"resultTtl"/);
+    expect(() =>
+      decorate(IdempotentKey({ operation: 'x', scope: 'user.id', replayHeaders: ['set-cookie'] })),
+    ).toThrow(ReplayHeaderPolicyError);
+    expect(() => decorate(SingleFlight({ operation: 'x', scope: 'tenant' }))).toThrow(
+      RouteOptionsError,
+    );
+  });
+
+  it('refuses handlers declared to return a stream or a file', async () => {
+    @Controller('files')
+    class FilesController {
+      @Get()
+      @SingleFlight({ operation: 'file', input: [] })
+      file(): StreamableFile {
+        return new StreamableFile(Buffer.from('x'));
+      }
+    }
+    await expect(boot([FilesController])).rejects.toThrow(UnsupportedResponseError);
+    await expect(boot([FilesController])).rejects.toThrow(
+      /FilesController\.file \(GET \/files\) returned a StreamableFile/,
+    );
+  });
+
+  it('refuses at run time a stream the declared type did not reveal, and keeps nothing', async () => {
+    let executions = 0;
+    @Controller('late-files')
+    class LateFilesController {
+      @Post()
+      @IdempotentKey({ operation: 'late-file', scope: 'headers.x-tenant' })
+      async file(): Promise<unknown> {
+        executions += 1;
+        return Readable.from(['x']);
+      }
+    }
+    const app = await boot([LateFilesController]);
+    try {
+      const key = randomUUID();
+      const send = () =>
+        request(app.getHttpServer())
+          .post('/late-files')
+          .set('x-tenant', 't')
+          .set('idempotency-key', key)
+          .send({});
+      expect((await send()).status).toBe(500);
+      expect((await send()).status).toBe(500);
+      expect(executions).toBe(2);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('refuses transactional routes without a store that supports transactions', async () => {
+    @Controller('tx')
+    class TxController {
+      @Post()
+      @IdempotentKey({ operation: 'tx', scope: 'user.id', transactional: true })
+      create(@IdempotencyManager() manager: unknown, @Body() body: object) {
+        return { manager: manager !== undefined, body };
+      }
+    }
+    await expect(boot([TxController])).rejects.toThrow(TransactionalStoreRequiredError);
+  });
+
+  it('refuses @IdempotencyManager() on a route that is not transactional', async () => {
+    @Controller('no-tx')
+    class NoTxController {
+      @Post()
+      @IdempotentKey({ operation: 'no-tx', scope: 'user.id' })
+      create(@IdempotencyManager() manager: unknown) {
+        return { manager };
+      }
+    }
+    await expect(boot([NoTxController])).rejects.toThrow(
+      /@IdempotencyManager\(\).*transactional: true/,
+    );
+  });
+
+  it("validates bodies with the module's validation options before anything else", async () => {
+    class StrictDto {
+      @IsString()
+      name!: string;
+    }
+    let executions = 0;
+    @Controller('strict')
+    class StrictController {
+      @Post()
+      @IdempotentKey({ operation: 'strict', scope: 'headers.x-tenant' })
+      create(@Body() dto: StrictDto) {
+        executions += 1;
+        return dto;
+      }
+    }
+    const app = await boot([StrictController], {
+      validation: { validator: { whitelist: true, forbidNonWhitelisted: true } },
+    });
+    try {
+      const send = (body: object) =>
+        request(app.getHttpServer())
+          .post('/strict')
+          .set('x-tenant', 't')
+          .set('idempotency-key', randomUUID())
+          .send(body);
+      const refused = await send({ name: 'a', extra: 1 });
+      expect(refused.status).toBe(400);
+      expect(refused.body.errors).toEqual([
+        { property: 'extra', messages: ['property extra should not exist'] },
+      ]);
+      expect((await send({ name: 'a' })).status).toBe(201);
+      expect(executions).toBe(1);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('refuses bad module options with a clear message', async () => {
+    await expect(boot([], { namespace: 'has space' })).rejects.toThrow(
+      /"namespace" must be a name/,
+    );
+    await expect(boot([], { defaults: { leaseTtl: -5 } })).rejects.toThrow(/"defaults.leaseTtl"/);
+    await expect(boot([], { defaults: { leaseTTL: 5 } })).rejects.toThrow(
+      /"defaults.leaseTTL" is unknown/,
+    );
+    await expect(boot([], { coordinator: { host: 'localhost' } })).rejects.toThrow(
+      /"coordinator" must be/,
+    );
+    await expect(boot([], { store: 42 })).rejects.toThrow(/"store" must be/);
+  });
+
+  it('configures asynchronously with forRootAsync and reports every decision to listeners and Prometheus', async () => {
+    const events: OncelyEvent[] = [];
+    const registry = new promClient.Registry();
+    @Controller('evt')
+    class EventsController {
+      @Post()
+      @IdempotentKey({ operation: 'evt', scope: 'headers.x-tenant' })
+      create() {
+        return { ok: true };
+      }
+    }
+    @Module({
+      providers: [{ provide: 'NAMESPACE', useValue: uniqueNamespace() }],
+      exports: ['NAMESPACE'],
+    })
+    class ConfigModule {}
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        OncelyModule.forRootAsync({
+          imports: [ConfigModule],
+          inject: ['NAMESPACE'],
+          useFactory: (namespace: string) => ({
+            namespace,
+            events: [
+              (event) => events.push(event),
+              createPrometheusListener(promClient, { registers: [registry] }),
+            ],
+          }),
+          isGlobal: true,
+        }),
+      ],
+      controllers: [EventsController],
+    }).compile();
+    const app = moduleRef.createNestApplication({ logger: false });
+    await app.init();
+    try {
+      const key = randomUUID();
+      const send = (body: object) =>
+        request(app.getHttpServer())
+          .post('/evt')
+          .set('x-tenant', 't')
+          .set('idempotency-key', key)
+          .send(body);
+      await send({ a: 1 });
+      await send({ a: 1 });
+      await send({ a: 2 });
+      expect(events.map((e) => `${e.mechanism}:${e.outcome}`)).toEqual([
+        'idempotency:executed',
+        'idempotency:replayed',
+        'idempotency:mismatch',
+      ]);
+      expect(events[0]?.operation).toMatch(/:evt:v1$/);
+      const metrics = await registry.getSingleMetricAsString('oncely_decisions_total');
+      expect(metrics).toMatch(/outcome="executed"\} 1/);
+      expect(metrics).toMatch(/outcome="replayed"\} 1/);
+      expect(metrics).toMatch(/outcome="mismatch"\} 1/);
+    } finally {
+      await app.close();
+    }
+  });
+});

@@ -1,0 +1,29 @@
+-- Decides, in one round trip, what a SingleFlight caller does next.
+-- KEYS[1] lease   KEYS[2] result   KEYS[3] error   KEYS[4] fence
+-- ARGV[1] owner token   ARGV[2] lease TTL (ms)
+-- Returns {'cached', payload} | {'failed', payload} | {'leader', fence} | {'busy', pttl}
+
+local result = redis.call('GET', KEYS[2])
+if result then
+  return { 'cached', result }
+end
+
+local failure = redis.call('GET', KEYS[3])
+if failure then
+  return { 'failed', failure }
+end
+
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  -- A missing counter is seeded from the server clock in microseconds, so it can expire with its
+  -- lease (no key left behind per business key) and still only ever grow: a new leader's token is
+  -- above any earlier one unless a single key saw more than one leader per microsecond.
+  if redis.call('EXISTS', KEYS[4]) == 0 then
+    local now = redis.call('TIME')
+    redis.call('SET', KEYS[4], now[1] .. string.format('%06d', tonumber(now[2])))
+  end
+  local fence = redis.call('INCR', KEYS[4])
+  redis.call('PEXPIRE', KEYS[4], ARGV[2])
+  return { 'leader', fence }
+end
+
+return { 'busy', redis.call('PTTL', KEYS[1]) }

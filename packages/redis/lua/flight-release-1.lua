@@ -1,0 +1,12 @@
+-- Frees a lease without storing anything (a transient failure) and wakes the waiters, so one of
+-- them may lead, if the caller still owns it.
+-- KEYS[1] lease
+-- ARGV[1] owner token   ARGV[2] notice channel   ARGV[3] business key (the notice message)
+-- Returns 1 when released, 0 when the lease is lost.
+
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then
+  return 0
+end
+redis.call('DEL', KEYS[1])
+redis.call('PUBLISH', ARGV[2], ARGV[3])
+return 1

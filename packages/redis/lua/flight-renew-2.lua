@@ -1,0 +1,11 @@
+-- Extends a lease (and its fencing counter) if the caller still owns it.
+-- KEYS[1] lease   KEYS[2] fence
+-- ARGV[1] owner token   ARGV[2] lease TTL (ms)
+-- Returns 1 when renewed, 0 when the lease is lost.
+
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then
+  return 0
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[2], ARGV[2])
+return 1

@@ -1,0 +1,25 @@
+/** The SingleFlight Lua scripts. */
+import type { Cluster, Redis } from 'ioredis';
+import { bindLuaScript, loadLuaScript } from './lua-scripts.js';
+
+const flightScripts = {
+  acquire: loadLuaScript('flight-acquire-4.lua'),
+  renew: loadLuaScript('flight-renew-2.lua'),
+  complete: loadLuaScript('flight-complete-2.lua'),
+  release: loadLuaScript('flight-release-1.lua'),
+};
+
+type ScriptCall = (...keysAndArgs: (string | number)[]) => Promise<unknown>;
+
+/** The flight scripts, callable on one client: keys first, then arguments. */
+export type FlightScriptRunner = Record<keyof typeof flightScripts, ScriptCall>;
+
+/** Defines the scripts on `client` (once per client) and returns them bound to it. */
+export function defineFlightScripts(client: Redis | Cluster): FlightScriptRunner {
+  return {
+    acquire: bindLuaScript(client, flightScripts.acquire),
+    renew: bindLuaScript(client, flightScripts.renew),
+    complete: bindLuaScript(client, flightScripts.complete),
+    release: bindLuaScript(client, flightScripts.release),
+  };
+}

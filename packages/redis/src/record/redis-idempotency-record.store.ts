@@ -1,0 +1,191 @@
+import { randomUUID } from 'node:crypto';
+import type { Cluster, Redis } from 'ioredis';
+import {
+  LeaseLostError,
+  decodeStoredResponse,
+  encodeStoredResponse,
+  recordKeyHash,
+  type BeginOptions,
+  type BeginOutcome,
+  type IdempotencyRecordStore,
+  type RecordLease,
+  type StoredResponse,
+} from '@oncely/core';
+import { InvalidRedisOptionError } from '../flight/invalid-redis-option.error.js';
+import { createClient, isClient } from '../flight/redis-clients.js';
+import type { RedisConnection } from '../flight/redis-flight-coordinator.options.js';
+import { defineRecordScripts, type BeginReply, type RecordScripts } from './record-scripts.js';
+import type { RedisIdempotencyRecordStoreOptions } from './redis-idempotency-record-store.options.js';
+
+/**
+ * Durable idempotency records in Redis, for services without SQL and as the fast option: one hash
+ * per identity at `<keyPrefix>{<keyHash>}:record`, changed only by Lua scripts (`lua/record-*`),
+ * each call one atomic round trip; a replay comes back with `begin` itself.
+ *
+ * Lifecycle: an in-progress record's key lives for its lease plus the retention; once its lease
+ * has expired `begin` treats it as absent (taken over with the next fence, whatever the digest),
+ * yet its owner may still complete, renew or release it until then. A completed record's key
+ * lives for the retention. Leases and TTLs use the Redis server's clock only; fences grow per
+ * identity even across deletions (see `record-begin-1.lua`).
+ *
+ * Durability is whatever the Redis deployment gives (AOF `everysec` can lose the last second on a
+ * crash; an asynchronous replica can lose acknowledged writes on failover); for the last line of
+ * defence of a payment, prefer the TypeORM store inside the business transaction.
+ */
+export class RedisIdempotencyRecordStore implements IdempotencyRecordStore {
+  private readonly client: Redis | Cluster;
+  private readonly ownsClient: boolean;
+  private readonly scripts: RecordScripts;
+  private readonly keyPrefix: string;
+
+  /**
+   * @param connection the same shapes `RedisFlightCoordinator` takes: an ioredis `Redis` or
+   *   `Cluster` (stays yours: `close` leaves it open, and one client may serve both), or options
+   *   for a client (`RedisOptions`) or cluster (`{ clusterNodes, clusterOptions }`) the store
+   *   creates and `close` quits.
+   */
+  constructor(connection: RedisConnection, options: RedisIdempotencyRecordStoreOptions = {}) {
+    this.keyPrefix = keyPrefix(options.keyPrefix ?? 'oncely:');
+    this.ownsClient = !isClient(connection);
+    this.client = isClient(connection) ? connection : createClient(connection);
+    this.scripts = defineRecordScripts(this.client);
+  }
+
+  async begin(identity: string, digest: string, options: BeginOptions): Promise<BeginOutcome> {
+    const leaseTtlMs = wholeMs('leaseTtlMs', options.leaseTtlMs);
+    const retentionMs = wholeMs('retentionMs', options.retentionMs);
+    const keyHash = recordKeyHash(identity);
+    const ownerToken = randomUUID();
+    // Taken before the call: the lease began no earlier, so whatever the offset between this
+    // clock and Redis', the holder's `leaseExpiresAt` is never later than the real expiry.
+    const sentAt = Date.now();
+    const reply = await this.scripts.begin(
+      this.recordKey(keyHash),
+      identity,
+      digest,
+      ownerToken,
+      leaseTtlMs,
+      retentionMs,
+    );
+    const kind = reply[0].toString('latin1');
+    switch (kind) {
+      case 'acquired':
+        return {
+          kind,
+          lease: {
+            identity,
+            keyHash,
+            ownerToken,
+            fence: reply[1] as number,
+            leaseExpiresAt: new Date(sentAt + leaseTtlMs),
+          },
+        };
+      case 'replay':
+        return { kind, response: decodeReplay(reply) };
+      case 'mismatch':
+        return { kind };
+      case 'in_progress':
+        return { kind, retryAfterMs: reply[1] as number };
+      default:
+        throw new Error(`Unexpected reply "${kind}" from the record begin script.`);
+    }
+  }
+
+  async complete(lease: RecordLease, response: StoredResponse): Promise<void> {
+    const encoded = encodeStoredResponse(response);
+    const completed = await this.scripts.complete(
+      this.recordKey(lease.keyHash),
+      lease.ownerToken,
+      String(lease.fence),
+      String(encoded.status),
+      encoded.headers,
+      encoded.bodyKind,
+      encoded.body === null ? noBytes : asBuffer(encoded.body),
+    );
+    if (completed !== 1) {
+      throw new LeaseLostError(lease.identity, lease.fence);
+    }
+  }
+
+  async release(lease: RecordLease): Promise<void> {
+    await this.scripts.release(
+      this.recordKey(lease.keyHash),
+      lease.ownerToken,
+      String(lease.fence),
+    );
+  }
+
+  async renew(lease: RecordLease, leaseTtlMs: number): Promise<boolean> {
+    const renewed = await this.scripts.renew(
+      this.recordKey(lease.keyHash),
+      lease.ownerToken,
+      String(lease.fence),
+      wholeMs('leaseTtlMs', leaseTtlMs),
+    );
+    return renewed === 1;
+  }
+
+  /**
+   * Always 0: every record key carries its own TTL (lease + retention while in progress, the
+   * retention once completed), so Redis deletes expired records by itself (on access and in its
+   * background expiry cycle) and `begin` never sees one. Keeping an index only to purge it would
+   * cost a write per call and buy nothing.
+   */
+  async purgeExpired(_batchSize: number): Promise<number> {
+    return 0;
+  }
+
+  /** Quits the client if the store created it; a client passed in is left open. */
+  async close(): Promise<void> {
+    if (!this.ownsClient) return;
+    if (this.client.status === 'ready') await this.client.quit().catch(() => undefined);
+    this.client.disconnect();
+  }
+
+  /** The Redis key of the record for `keyHash` (exposed for operators and tests). */
+  recordKey(keyHash: string): string {
+    return `${this.keyPrefix}{${keyHash}}:record`;
+  }
+}
+
+const noBytes = Buffer.alloc(0);
+
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+/** A brace in the prefix would become every record's hash tag and put all of them in one slot. */
+function keyPrefix(prefix: string): string {
+  if (/[{}]/.test(prefix)) {
+    throw new InvalidRedisOptionError(
+      'keyPrefix',
+      `"${prefix}" contains "{" or "}", which Redis Cluster would read as the hash tag of every record, putting them all in one slot. Choose a prefix without braces.`,
+    );
+  }
+  return prefix;
+}
+
+function decodeReplay(reply: BeginReply): StoredResponse {
+  const [, status, headers, bodyKind, body] = reply as Buffer[];
+  return decodeStoredResponse({
+    status: Number(status!.toString('latin1')),
+    headers: headers!.toString('utf8'),
+    bodyKind: bodyKind!.toString('latin1') as StoredResponse['body']['kind'],
+    // A copy: the reply may be a view into the parser's shared pool or a larger socket chunk.
+    body: new Uint8Array(body!),
+  });
+}
+
+/**
+ * Scripts work in whole milliseconds; a fraction is rounded up so a lease never shrinks, and
+ * every lease lasts at least 1 ms, which keeps fences below the Redis time they were issued at.
+ */
+function wholeMs(name: string, value: number): number {
+  if (!Number.isFinite(value) || value <= 0) {
+    throw new InvalidRedisOptionError(
+      name,
+      `expected a positive number of milliseconds, got ${value}.`,
+    );
+  }
+  return Math.ceil(value);
+}

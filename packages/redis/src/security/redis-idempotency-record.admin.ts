@@ -1,0 +1,75 @@
+import type { Cluster, Redis } from 'ioredis';
+import {
+  decodeStoredResponse,
+  recordKeyHash,
+  type ForceReleaseOutcome,
+  type IdempotencyRecordAdmin,
+  type RecordInspection,
+  type StoredResponse,
+} from '@oncely/core';
+import { InvalidRedisOptionError } from '../flight/invalid-redis-option.error.js';
+import { defineSecurityScripts, type SecurityScripts } from './security-scripts.js';
+
+export interface RedisIdempotencyRecordAdminOptions {
+  /** The `keyPrefix` of the `RedisIdempotencyRecordStore` to administer; default `oncely:`. */
+  readonly keyPrefix?: string;
+}
+
+/**
+ * Operator access to the records of `RedisIdempotencyRecordStore` (use it through `OncelyAdmin`).
+ * Reads use Redis' clock, as the store does. The client stays yours.
+ */
+export class RedisIdempotencyRecordAdmin implements IdempotencyRecordAdmin {
+  readonly #scripts: SecurityScripts;
+  readonly #prefix: string;
+
+  constructor(client: Redis | Cluster, options: RedisIdempotencyRecordAdminOptions = {}) {
+    this.#prefix = options.keyPrefix ?? 'oncely:';
+    if (/[{}]/.test(this.#prefix)) {
+      throw new InvalidRedisOptionError('keyPrefix', `"${this.#prefix}" must not contain braces.`);
+    }
+    this.#scripts = defineSecurityScripts(client);
+  }
+
+  async inspect(identity: string): Promise<RecordInspection> {
+    const keyHash = recordKeyHash(identity);
+    const [now, pttl, ...flat] = await this.#scripts.recordInspect(this.#recordKey(keyHash));
+    const fields = new Map<string, Buffer>();
+    for (let i = 0; i + 1 < flat.length; i += 2) {
+      fields.set((flat[i] as Buffer).toString('latin1'), flat[i + 1] as Buffer);
+    }
+    const text = (name: string) => fields.get(name)?.toString('utf8') ?? '';
+    const nowMs = Number(String(now));
+    const status = text('status');
+    const common = { keyHash, fingerprint: text('digest'), fence: Number(text('fence')) };
+    if (status === 'in_progress') {
+      const leaseExpiresAt = Number(text('leaseExpiresAt'));
+      if (leaseExpiresAt <= nowMs) return { kind: 'absent', keyHash };
+      return { kind: 'in_progress', ...common, leaseExpiresAt: new Date(leaseExpiresAt) };
+    }
+    if (status !== 'completed') return { kind: 'absent', keyHash };
+    return {
+      kind: 'completed',
+      ...common,
+      expiresAt: new Date(nowMs + Number(pttl)),
+      response: decodeStoredResponse({
+        status: Number(text('responseStatus')),
+        headers: text('responseHeaders'),
+        bodyKind: text('bodyKind') as StoredResponse['body']['kind'],
+        body: new Uint8Array(fields.get('body') ?? Buffer.alloc(0)),
+      }),
+    };
+  }
+
+  async forceRelease(identity: string): Promise<ForceReleaseOutcome> {
+    const [kind, fence] = await this.#scripts.recordForceRelease(
+      this.#recordKey(recordKeyHash(identity)),
+    );
+    if (kind === 'released') return { kind, fence: Number(fence) };
+    return kind === 'completed' ? { kind } : { kind: 'absent' };
+  }
+
+  #recordKey(keyHash: string): string {
+    return `${this.#prefix}{${keyHash}}:record`;
+  }
+}

@@ -1,0 +1,154 @@
+import { jest } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
+import { SingleFlight } from '@oncely/core';
+import { RedisFlightCoordinator } from '@oncely/redis';
+import {
+  requireService,
+  startRedisServer,
+  stopAllRedisServers,
+  type RedisServer,
+} from '@oncely/testing-kit';
+import { Redis } from 'ioredis';
+import { gate, observed } from './support/observed-coordinator.js';
+
+jest.setTimeout(60_000);
+
+type Calls = Record<string, number>;
+
+/**
+ * What each script path runs inside Redis. commandstats counts these inner calls too, so the
+ * expected deltas below are the client's round trips (EVALSHA) plus exactly these: a stray
+ * client command of any kind would show up as a difference.
+ */
+const inside = {
+  acquireCached: { get: 1 },
+  acquireLeaderOnNewKey: { get: 2, set: 2, exists: 1, time: 1, incr: 1, pexpire: 1 },
+  acquireBusy: { get: 2, set: 1, pttl: 1 },
+  completeResult: { get: 1, set: 1, del: 1, publish: 1 },
+} satisfies Record<string, Calls>;
+
+function sum(...parts: Calls[]): Calls {
+  const total: Calls = {};
+  for (const part of parts) {
+    for (const [name, calls] of Object.entries(part)) total[name] = (total[name] ?? 0) + calls;
+  }
+  return total;
+}
+
+/** Hot-path budget, counted by a redis-server nobody else uses (INFO commandstats deltas). */
+describe('Redis commands per flight', () => {
+  let server: RedisServer;
+  let admin: Redis;
+  let coordinator: RedisFlightCoordinator;
+
+  async function commandstats(): Promise<Calls> {
+    const info = await admin.info('commandstats');
+    const calls: Calls = {};
+    for (const [, name, count] of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
+      calls[name!] = Number(count);
+    }
+    return calls;
+  }
+
+  /**
+   * Commands `action` caused: the commandstats delta minus the one INFO of the first snapshot
+   * (a snapshot is counted in the next one, not in its own).
+   */
+  async function commandsOf<T>(action: () => Promise<T>) {
+    const before = await commandstats();
+    const value = await action();
+    const after = await commandstats();
+    const delta: Calls = {};
+    for (const [name, calls] of Object.entries(after)) {
+      const caused = calls - (before[name] ?? 0) - (name === 'info' ? 1 : 0);
+      if (caused !== 0) delta[name] = caused;
+    }
+    return { value, delta, roundTrips: (delta.evalsha ?? 0) + (delta.eval ?? 0) };
+  }
+
+  /** Backoff and lease far beyond the test: only the notice can wake a follower. */
+  const noPolling = { leaseTtl: 60_000, backoff: { initial: 60_000, max: 60_000 } } as const;
+
+  beforeAll(async () => {
+    await requireService('redis');
+    server = await startRedisServer();
+    admin = new Redis({ host: server.host, port: server.port });
+    coordinator = new RedisFlightCoordinator(
+      { host: server.host, port: server.port },
+      { commandTimeout: 10_000 },
+    );
+    await coordinator.connect();
+    // The first use of each script on a connection is an EVAL carrying its source (still one
+    // round trip); afterwards it is EVALSHA. Warm both scripts of the leader path up.
+    await new SingleFlight(coordinator).run(randomUUID(), async () => 'warm-up');
+  });
+
+  afterAll(async () => {
+    await coordinator.close();
+    await admin.quit();
+    await stopAllRedisServers();
+  });
+
+  it('measures nothing when nothing happens', async () => {
+    expect(await commandsOf(async () => 'idle')).toEqual({
+      value: 'idle',
+      delta: {},
+      roundTrips: 0,
+    });
+  });
+
+  it('costs a leader 2 round trips (acquire, complete) and a cache hit 1', async () => {
+    const flight = new SingleFlight(coordinator, noPolling);
+    const key = randomUUID();
+
+    const leader = await commandsOf(() => flight.run(key, async () => ({ total: 42 })));
+    const hit = await commandsOf(() => flight.run(key, async () => ({ total: 0 })));
+
+    expect(leader.value).toEqual({ value: { total: 42 }, source: 'executed' });
+    expect(leader.roundTrips).toBe(2);
+    expect(leader.delta).toEqual(
+      sum({ evalsha: 2 }, inside.acquireLeaderOnNewKey, inside.completeResult),
+    );
+    expect(hit.value).toEqual({ value: { total: 42 }, source: 'cached' });
+    expect(hit.roundTrips).toBe(1);
+    expect(hit.delta).toEqual(sum({ evalsha: 1 }, inside.acquireCached));
+  });
+
+  it('costs a follower woken by the notice one round trip more than a hit', async () => {
+    const key = randomUUID();
+    const release = gate();
+    const leader = new SingleFlight(coordinator, noPolling);
+    const follower = new SingleFlight(
+      observed(coordinator, (outcome) => {
+        // The leader finishes only once the follower is waiting (after its busy acquire).
+        if (outcome.kind === 'busy') setImmediate(() => release.open());
+      }),
+      noPolling,
+    );
+
+    const both = await commandsOf(async () => {
+      const leading = leader.run(key, async () => {
+        await release.opened;
+        return 'once';
+      });
+      await new Promise((resolve) => setImmediate(resolve));
+      return Promise.all([leading, follower.run(key, async () => 'twice')]);
+    });
+
+    expect(both.value).toEqual([
+      { value: 'once', source: 'executed' },
+      { value: 'once', source: 'shared' },
+    ]);
+    // Leader: acquire + complete. Follower: its busy acquire, then one acquire after the notice.
+    expect(both.roundTrips).toBe(4);
+    expect(both.delta).toEqual(
+      sum(
+        { evalsha: 4 },
+        inside.acquireLeaderOnNewKey,
+        inside.completeResult,
+        inside.acquireBusy,
+        inside.acquireCached,
+      ),
+    );
+  });
+});

@@ -1,0 +1,36 @@
+import type { Redis } from 'ioredis';
+import { idempotencyRecordStoreContract } from '@oncely/core/testing';
+import { RedisIdempotencyRecordStore } from '@oncely/redis';
+import { requireService } from '@oncely/testing-kit';
+import { connect, deleteKeys, sleep, uniquePrefix } from './record-test-redis.js';
+
+describe('RedisIdempotencyRecordStore meets the IdempotencyRecordStore contract', () => {
+  const runPrefix = uniquePrefix('record-contract');
+  let redis: Redis;
+  let harnesses = 0;
+
+  beforeAll(async () => {
+    await requireService('redis');
+    redis = connect();
+  });
+
+  afterAll(async () => {
+    await deleteKeys(redis, runPrefix);
+    await redis.quit();
+  });
+
+  const cases = idempotencyRecordStoreContract(
+    async () => {
+      const keyPrefix = `${runPrefix}${++harnesses}:`;
+      return {
+        store: new RedisIdempotencyRecordStore(redis, { keyPrefix }),
+        // Redis keeps its own time (TIME, key TTLs): there is no clock to move, only to wait for.
+        advance: sleep,
+        cleanup: () => deleteKeys(redis, keyPrefix),
+      };
+    },
+    { expiresNatively: true, concurrency: 20 },
+  );
+
+  for (const c of cases) it(c.name, c.run);
+});

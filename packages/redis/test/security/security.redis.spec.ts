@@ -1,0 +1,195 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import {
+  EncryptedFlightCoordinator,
+  EncryptedIdempotencyRecordStore,
+  LeaseLostError,
+  OncelyAdmin,
+  QuotaLimitedIdempotencyRecordStore,
+  RecordQuotaExceededError,
+  SealedDataError,
+  recordKeyHash,
+  type StoredResponse,
+} from '@oncely/core';
+import {
+  RedisFlightCoordinator,
+  RedisIdempotencyRecordAdmin,
+  RedisIdempotencyRecordStore,
+  RedisRecordQuota,
+} from '@oncely/redis';
+import { requireService, services } from '@oncely/testing-kit';
+import { Redis } from 'ioredis';
+import { deleteKeys, uniquePrefix } from '../support/redis-test-keys.js';
+
+const k1 = { id: 'k1', secret: randomBytes(32) };
+const k2 = { id: 'k2', secret: randomBytes(32) };
+const options = { leaseTtlMs: 10_000, retentionMs: 60_000 };
+const digest = 'e'.repeat(64);
+const response: StoredResponse = {
+  status: 201,
+  headers: { location: '/payments/pay-secret-1' },
+  body: { kind: 'json', value: { pan: '4111111111111111', amount: '100.00' } },
+};
+
+describe('security features on real Redis', () => {
+  let redis: Redis;
+  const prefix = uniquePrefix('security');
+  const identity = () => `shop:pay:v1:t-1:${randomUUID()}`;
+
+  beforeAll(async () => {
+    await requireService('redis');
+    redis = new Redis(services.redis);
+  });
+
+  afterAll(async () => {
+    await deleteKeys(redis, prefix);
+    redis.disconnect();
+  });
+
+  const plainStore = () => new RedisIdempotencyRecordStore(redis, { keyPrefix: prefix });
+  const recordKey = (id: string) => `${prefix}{${recordKeyHash(id)}}:record`;
+
+  it('keeps only ciphertext in the record hash, and replays the response', async () => {
+    const store = new EncryptedIdempotencyRecordStore(plainStore(), { keys: [k1] });
+    const id = identity();
+    const begun = await store.begin(id, digest, options);
+    if (begun.kind !== 'acquired') throw new Error(begun.kind);
+    await store.complete(begun.lease, response);
+    const raw = await redis.hgetallBuffer(recordKey(id));
+    const everything = Buffer.concat(Object.values(raw));
+    expect(everything.includes(Buffer.from('4111111111111111'))).toBe(false);
+    expect(everything.includes(Buffer.from('pay-secret-1'))).toBe(false);
+    expect(raw.responseHeaders?.toString()).toBe('{}');
+    expect(raw.body?.subarray(0, 3).toString()).toBe('OE1');
+    expect(await store.begin(id, digest, options)).toEqual({ kind: 'replay', response });
+  });
+
+  it('opens records sealed before a rotation, and refuses them once their key is dropped', async () => {
+    const id = identity();
+    const before = new EncryptedIdempotencyRecordStore(plainStore(), { keys: [k1] });
+    const begun = await before.begin(id, digest, options);
+    if (begun.kind !== 'acquired') throw new Error(begun.kind);
+    await before.complete(begun.lease, response);
+    const rotated = new EncryptedIdempotencyRecordStore(plainStore(), { keys: [k2, k1] });
+    expect(await rotated.begin(id, digest, options)).toEqual({ kind: 'replay', response });
+    const dropped = new EncryptedIdempotencyRecordStore(plainStore(), { keys: [k2] });
+    await expect(dropped.begin(id, digest, options)).rejects.toThrow(
+      expect.objectContaining({ failure: 'unknown_key', keyId: 'k1' }),
+    );
+  });
+
+  it('refuses a record whose stored ciphertext was altered, with a typed error', async () => {
+    const store = new EncryptedIdempotencyRecordStore(plainStore(), { keys: [k1] });
+    const id = identity();
+    const begun = await store.begin(id, digest, options);
+    if (begun.kind !== 'acquired') throw new Error(begun.kind);
+    await store.complete(begun.lease, response);
+    const body = (await redis.hgetBuffer(recordKey(id), 'body')) as Buffer;
+    body[body.length - 1] = (body[body.length - 1] as number) ^ 0xff;
+    await redis.hset(recordKey(id), 'body', body);
+    await expect(store.begin(id, digest, options)).rejects.toThrow(SealedDataError);
+    // Status in clear, swapped: the status is authenticated too.
+    body[body.length - 1] = (body[body.length - 1] as number) ^ 0xff;
+    await redis.hset(recordKey(id), 'body', body, 'responseStatus', '200');
+    await expect(store.begin(id, digest, options)).rejects.toThrow(
+      expect.objectContaining({ failure: 'tampered' }),
+    );
+  });
+
+  it('keeps cached flight results sealed in Redis', async () => {
+    const inner = new RedisFlightCoordinator(redis, { keyPrefix: prefix });
+    const coordinator = new EncryptedFlightCoordinator(inner, { keys: [k1] });
+    const key = `shop:quote:v1:t-1:cart-1:${'0'.repeat(32)}`;
+    expect((await coordinator.acquire(key, 'o1', 5_000)).kind).toBe('leader');
+    expect(
+      await coordinator.complete(key, 'o1', {
+        kind: 'result',
+        payload: '{"pan":"4111"}',
+        ttlMs: 60_000,
+      }),
+    ).toBe(true);
+    const raw = (await redis.get(`${prefix}{${key}}:result`)) as string;
+    expect(raw.startsWith('oe1:')).toBe(true);
+    expect(raw.includes('4111')).toBe(false);
+    expect(await coordinator.acquire(key, 'o2', 5_000)).toEqual({
+      kind: 'cached',
+      payload: '{"pan":"4111"}',
+    });
+    await redis.set(
+      `${prefix}{${key}}:result`,
+      `oe1:${Buffer.from('garbage-garbage-garbage-garbage-garbage').toString('base64')}`,
+      'PX',
+      60_000,
+    );
+    await expect(coordinator.acquire(key, 'o3', 5_000)).rejects.toThrow(SealedDataError);
+    await coordinator.close();
+  });
+
+  it('administers records: inspect, force-release a stuck key, leave completed ones', async () => {
+    const store = plainStore();
+    const admin = new OncelyAdmin(store, {
+      admin: new RedisIdempotencyRecordAdmin(redis, { keyPrefix: prefix }),
+    });
+    const id = identity();
+    expect((await admin.inspect(id)).kind).toBe('absent');
+    const stuck = await store.begin(id, digest, options);
+    if (stuck.kind !== 'acquired') throw new Error(stuck.kind);
+    expect(await admin.inspect(id)).toMatchObject({
+      kind: 'in_progress',
+      fingerprint: digest,
+      fence: stuck.lease.fence,
+    });
+    expect(await admin.forceRelease(id)).toEqual({ kind: 'released', fence: stuck.lease.fence });
+    await expect(store.complete(stuck.lease, response)).rejects.toThrow(LeaseLostError);
+    const next = await store.begin(id, digest, options);
+    if (next.kind !== 'acquired') throw new Error(next.kind);
+    expect(next.lease.fence).toBeGreaterThan(stuck.lease.fence);
+    await store.complete(next.lease, response);
+    const done = await admin.inspect(id);
+    expect(done).toMatchObject({ kind: 'completed', response });
+    expect(await admin.forceRelease(id)).toEqual({ kind: 'completed' });
+    expect(await redis.exists(recordKey(id))).toBe(1);
+  });
+
+  it('shows an encrypted record opened to an operator holding the keys', async () => {
+    const store = new EncryptedIdempotencyRecordStore(plainStore(), { keys: [k1] });
+    const id = identity();
+    const begun = await store.begin(id, digest, options);
+    if (begun.kind !== 'acquired') throw new Error(begun.kind);
+    await store.complete(begun.lease, response);
+    const operator = new RedisIdempotencyRecordAdmin(redis, { keyPrefix: prefix });
+    const sealed = await new OncelyAdmin(store, { admin: operator }).inspect(id);
+    expect(sealed.kind === 'completed' && sealed.response.body.kind).toBe('bytes');
+    const opened = await new OncelyAdmin(store, {
+      admin: operator,
+      encryption: { keys: [k1] },
+    }).inspect(id);
+    expect(opened).toMatchObject({ kind: 'completed', response });
+  });
+
+  it('caps new records per tenant across stores sharing one Redis, exactly', async () => {
+    const tenant = `t-${randomUUID().slice(0, 8)}`;
+    const nodes = [1, 2, 3].map(
+      () =>
+        new QuotaLimitedIdempotencyRecordStore(plainStore(), {
+          quota: new RedisRecordQuota(redis, { keyPrefix: prefix }),
+          limit: 5,
+          windowMs: 600_000,
+        }),
+    );
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 30 }, (_, i) =>
+        nodes[i % 3]!.begin(`shop:pay:v1:${tenant}:k${i}`, digest, options),
+      ),
+    );
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(5);
+    expect(
+      outcomes.filter(
+        (o) => o.status === 'rejected' && o.reason instanceof RecordQuotaExceededError,
+      ),
+    ).toHaveLength(25);
+    const stored = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => redis.exists(recordKey(`shop:pay:v1:${tenant}:k${i}`))),
+    );
+    expect(stored.filter((n) => n === 1)).toHaveLength(5);
+  });
+});

@@ -1,0 +1,37 @@
+/**
+ * One durable idempotency record, a row of `oncely_idempotency_record`. Times are epoch
+ * milliseconds (UTC) in `bigint` columns: one portable, timezone-free representation that compares
+ * exactly on every supported database.
+ *
+ * The table's column types differ per database (no single large-binary type exists on all three),
+ * so the TypeORM entity is the `EntitySchema` that `idempotencyRecordEntity(type)` builds for a
+ * DataSource's type; `withIdempotencyRecords` registers it for you.
+ */
+export class IdempotencyRecord {
+  id!: number;
+  /** SHA-256 hex of `key`; the unique index that makes `begin` a lock. */
+  keyHash!: string;
+  /** The identity (business key or scoped Idempotency-Key). */
+  key!: string;
+  /** SHA-256 hex of the canonical request payload. */
+  fingerprint!: string;
+  status!: IdempotencyRecordStatus;
+  ownerToken!: string;
+  /** Grows on every takeover; a confirmation must carry the current one. */
+  fence!: number;
+  leaseExpiresAt!: number;
+  /** How long the record is kept once completed. */
+  retentionMs!: number;
+  responseStatus!: number | null;
+  /** JSON object text of the replayed headers, in their original order. */
+  responseHeaders!: string | null;
+  /** `empty`, `json` (body holds the exact JSON text as UTF-8) or `bytes`. */
+  responseBodyKind!: string | null;
+  responseBody!: Buffer | null;
+  createdAt!: number;
+  completedAt!: number | null;
+  /** The lease's end while in progress, the retention's end once completed; purged after it. */
+  expiresAt!: number;
+}
+
+export type IdempotencyRecordStatus = 'in_progress' | 'completed';

@@ -1,0 +1,125 @@
+import { randomUUID } from 'node:crypto';
+import {
+  decodeStoredResponse,
+  recordKeyHash,
+  systemClock,
+  type Clock,
+  type ForceReleaseOutcome,
+  type IdempotencyRecordAdmin,
+  type RecordInspection,
+  type StoredResponse,
+} from '@oncely/core';
+import type { DataSource } from 'typeorm';
+import { recordDialectOf } from './record-dialect.js';
+import { recordTableName } from './record-table.js';
+import { UninitializedDataSourceError } from './uninitialized-data-source.error.js';
+
+interface AdminRow {
+  fingerprint: string;
+  status: string;
+  fence: number | string;
+  lease_expires_at: number | string | null;
+  expires_at: number | string;
+  response_status: number | string | null;
+  response_headers: string | null;
+  response_body_kind: string | null;
+  response_body: Uint8Array | null;
+}
+
+/**
+ * Operator access to the records of `TypeOrmIdempotencyRecordStore` (use it through
+ * `OncelyAdmin`). A force-release expires the row and changes its owner instead of deleting it,
+ * so the holder's fenced `complete` fails and the next `begin` takes the row over with a higher
+ * fence, as after any abandoned lease. Pass the store's `clock` if you gave it one.
+ */
+export class TypeOrmIdempotencyRecordAdmin implements IdempotencyRecordAdmin {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly clock: Clock = systemClock,
+  ) {
+    recordDialectOf(dataSource.options.type);
+  }
+
+  async inspect(identity: string): Promise<RecordInspection> {
+    const keyHash = recordKeyHash(identity);
+    const [row] = (await this.#query(
+      `SELECT ${this.#columns('fingerprint', 'status', 'fence', 'lease_expires_at', 'expires_at', 'response_status', 'response_headers', 'response_body_kind', 'response_body')} FROM ${this.#table()} WHERE ${this.#c('key_hash')} = ?`,
+      [keyHash],
+    )) as AdminRow[];
+    const now = this.clock.now();
+    if (!row || Number(row.expires_at) <= now) return { kind: 'absent', keyHash };
+    const common = { keyHash, fingerprint: row.fingerprint, fence: Number(row.fence) };
+    if (row.status !== 'completed') {
+      return { kind: 'in_progress', ...common, leaseExpiresAt: new Date(Number(row.expires_at)) };
+    }
+    return {
+      kind: 'completed',
+      ...common,
+      expiresAt: new Date(Number(row.expires_at)),
+      response: decodeStoredResponse({
+        status: Number(row.response_status),
+        headers: row.response_headers ?? '{}',
+        bodyKind: (row.response_body_kind ?? 'empty') as StoredResponse['body']['kind'],
+        body: row.response_body,
+      }),
+    };
+  }
+
+  async forceRelease(identity: string): Promise<ForceReleaseOutcome> {
+    const keyHash = recordKeyHash(identity);
+    const now = this.clock.now();
+    const c = (name: string) => this.#c(name);
+    const [row] = (await this.#query(
+      `SELECT ${this.#columns('status', 'fence', 'expires_at')} FROM ${this.#table()} WHERE ${c('key_hash')} = ?`,
+      [keyHash],
+    )) as AdminRow[];
+    if (!row || Number(row.expires_at) <= now) return { kind: 'absent' };
+    if (row.status === 'completed') return { kind: 'completed' };
+    const fence = Number(row.fence);
+    const runner = this.dataSource.createQueryRunner('master');
+    try {
+      const result = await runner.query(
+        this.#numbered(
+          `UPDATE ${this.#table()} SET ${c('owner_token')} = ?, ${c('lease_expires_at')} = ?, ${c('expires_at')} = ? WHERE ${c('key_hash')} = ? AND ${c('fence')} = ? AND ${c('status')} = 'in_progress'`,
+        ),
+        [`released:${randomUUID()}`, now, now, keyHash, fence],
+        true,
+      );
+      // Zero rows: it completed or changed hands meanwhile; report what it is now.
+      if ((result.affected ?? 0) === 1) return { kind: 'released', fence };
+    } finally {
+      await runner.release();
+    }
+    return this.forceRelease(identity);
+  }
+
+  async #query(sql: string, parameters: unknown[]): Promise<unknown[]> {
+    return this.dataSource.query<unknown[]>(this.#numbered(sql), parameters);
+  }
+
+  #table(): string {
+    if (!this.dataSource.isInitialized) throw new UninitializedDataSourceError();
+    const { driver } = this.dataSource;
+    const dialect = recordDialectOf(this.dataSource.options.type);
+    const { database, schema, tableName } = driver.parseTableName(recordTableName);
+    const qualifier = dialect === 'postgres' ? schema : dialect === 'mysql' ? database : undefined;
+    return [qualifier, tableName]
+      .filter((part): part is string => Boolean(part))
+      .map((part) => driver.escape(part))
+      .join('.');
+  }
+
+  #c(name: string): string {
+    return this.dataSource.driver.escape(name);
+  }
+
+  #columns(...names: string[]): string {
+    return names.map((name) => this.#c(name)).join(', ');
+  }
+
+  #numbered(sql: string): string {
+    if (recordDialectOf(this.dataSource.options.type) !== 'postgres') return sql;
+    let index = 0;
+    return sql.replace(/\?/g, () => `$${++index}`);
+  }
+}
