@@ -1,6 +1,6 @@
 import {
   UnsupportedResponseError,
-  headerText,
+  headerFields,
   type HandlerContext,
   type HttpResponse,
   type StoredBody,
@@ -153,7 +153,7 @@ export class ResponseCapture {
     this.#settle();
     this.#resolve({
       status: this.#res.statusCode,
-      headers: headersOf(this.#res.getHeaders()),
+      headers: headerFields(this.#res.getHeaders()),
       body: storedBodyOf(bytes, this.#res.getHeader('content-type')),
     });
   }
@@ -194,15 +194,6 @@ function bytesOf(chunk: unknown, encoding: string | undefined): Buffer {
   throw new TypeError(
     `res.end() was given ${typeof chunk}; send a string, a Buffer or a Uint8Array.`,
   );
-}
-
-function headersOf(raw: OutgoingHttpHeaders): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(raw)) {
-    const text = headerText(value);
-    if (text !== undefined) headers[name.toLowerCase()] = text;
-  }
-  return headers;
 }
 
 /**

@@ -12,7 +12,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import {
   SharedFlightError,
   UnsupportedResponseError,
-  headerText,
+  headerFields,
   resolveCallKeys,
   storedBodyValue,
   toProblemResponse,
@@ -131,7 +131,7 @@ export class OncelyInterceptor implements NestInterceptor {
     const response = context.switchToHttp().getResponse<PlatformResponse>();
     return {
       status: entry.statusCode,
-      headers: headersOf(response.getHeaders()),
+      headers: headerFields(response.getHeaders()),
       body: storedBodyOf(value, entry.route.name),
     };
   }
@@ -173,17 +173,11 @@ export class OncelyInterceptor implements NestInterceptor {
   }
 }
 
-function headersOf(raw: Record<string, unknown>): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(raw)) {
-    const text = headerText(value);
-    if (text !== undefined) headers[name.toLowerCase()] = text;
-  }
-  return headers;
-}
-
 function storedBodyOf(value: unknown, route: string): StoredBody {
   if (value === undefined || value === null) return { kind: 'empty' };
+  // Plain data first: the first touch of the ReadableStream/Response globals loads Node's fetch
+  // implementation (~90 ms), which no ordinary JSON response should pay for.
+  if (typeof value !== 'object' || isPlainData(value)) return { kind: 'json', value };
   if (value instanceof StreamableFile)
     throw new UnsupportedResponseError(route, 'a StreamableFile');
   if (value instanceof Readable) throw new UnsupportedResponseError(route, 'a Readable stream');
@@ -192,4 +186,10 @@ function storedBodyOf(value: unknown, route: string): StoredBody {
   if (value instanceof Response) throw new UnsupportedResponseError(route, 'a web Response');
   if (value instanceof Uint8Array) return { kind: 'bytes', value };
   return { kind: 'json', value };
+}
+
+function isPlainData(value: object): boolean {
+  if (Array.isArray(value)) return true;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
 }

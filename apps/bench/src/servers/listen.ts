@@ -22,6 +22,8 @@ export async function listen(
   configure(app);
   await app.listen(0, '127.0.0.1');
   const address = app.getHttpServer().address() as { port: number };
+  // The harness stops each contender with SIGTERM between scenarios: close the app (and its Redis
+  // and database connections) first, then exit at once, so no pending keep-alive socket delays it.
   process.once('SIGTERM', () => {
     void app.close().finally(() => process.exit(0));
   });

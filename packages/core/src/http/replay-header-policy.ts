@@ -83,3 +83,13 @@ export function headerText(value: unknown): string | undefined {
   }
   return undefined;
 }
+
+/** A framework's outgoing headers as field values: names lower-cased, unusable values left out. */
+export function headerFields(raw: Readonly<Record<string, unknown>>): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    const text = headerText(value);
+    if (text !== undefined) fields[name.toLowerCase()] = text;
+  }
+  return fields;
+}
