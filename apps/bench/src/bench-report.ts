@@ -118,8 +118,8 @@ export function checkTargets(
     });
     checks.push({
       target: 'coalesce: follower wake-up p99 ≤ 5 ms after the leader (other processes)',
-      measured: `p50 ${fixed(coalesce.remoteFollowers.p50, 2)} ms, p99 ${fixed(coalesce.remoteFollowers.p99, 2)} ms`,
-      met: coalesce.remoteFollowers.p99 <= 5,
+      measured: `result in hand p50 ${fixed(coalesce.remoteWakeUps.p50, 2)} ms, p99 ${fixed(coalesce.remoteWakeUps.p99, 2)} ms (responses written p50 ${fixed(coalesce.remoteFollowers.p50, 2)} ms, p99 ${fixed(coalesce.remoteFollowers.p99, 2)} ms)`,
+      met: coalesce.remoteWakeUps.p99 <= 5,
     });
   }
   if (memory) {
@@ -182,6 +182,7 @@ export function markdownReport(results: BenchResults): string {
       '',
       '| ms after the leader returned | answers | p50 | p99 | max |',
       '| --- | ---: | ---: | ---: | ---: |',
+      row('other processes: result in hand (flight resolved)', c.remoteWakeUps),
       row('followers, other processes (response written)', c.remoteFollowers),
       row('followers, other processes (received by the bench)', c.remoteFollowersAtClient),
       row("followers, leader's process (response written)", c.localFollowers),

@@ -36,6 +36,12 @@ export interface CoalesceSummary {
   /** The same for remote followers, to the bench process receiving the response. */
   readonly remoteFollowersAtClient: Distribution;
   /**
+   * The wake-up itself: ms from the leader's handler returning to each other process having the
+   * result in hand (its flight resolved: the leader's complete, the notice and one acquire), before
+   * any response is written. One per process and round, since a process's followers share it.
+   */
+  readonly remoteWakeUps: Distribution;
+  /**
    * Per round, ms from the leader's handler returning to the last duplicate arriving (negative:
    * every duplicate was waiting before the leader finished, as the scenario intends).
    */
@@ -52,6 +58,12 @@ export interface CoalesceSummary {
 interface Timing {
   readonly arrivedAt: number;
   readonly writtenAt?: number;
+}
+
+interface ServerStats {
+  readonly slowExecutions: number;
+  readonly slowRequests: Record<string, Timing>;
+  readonly slowWakeUps: readonly number[];
 }
 
 interface Answer {
@@ -102,6 +114,7 @@ export async function runCoalesceBench(
     const local: number[] = [];
     const leader: number[] = [];
     const remoteAtClient: number[] = [];
+    const wakeUps: number[] = [];
     const lastArrivals: number[] = [];
     let lateArrivals = 0;
     for (let round = 1; round <= settings.coalesceRounds; round++) {
@@ -119,6 +132,13 @@ export async function runCoalesceBench(
         Timing
       >;
       const finishedAt = answers.find((answer) => !answer.replayed)?.body.finishedAt;
+      const executedBy = answers.find((answer) => !answer.replayed)?.body.executedBy;
+      after.forEach((s, i) => {
+        if (finishedAt === undefined || servers[i]!.pid === executedBy) return;
+        for (const at of s.slowWakeUps.slice(before[i]!.slowWakeUps.length)) {
+          wakeUps.push(at - finishedAt);
+        }
+      });
       if (finishedAt !== undefined) {
         lastArrivals.push(
           Math.max(...answers.map((answer) => timings[answer.id]?.arrivedAt ?? 0)) - finishedAt,
@@ -158,6 +178,7 @@ export async function runCoalesceBench(
       localFollowers: distribution(local),
       leader: distribution(leader),
       remoteFollowersAtClient: distribution(remoteAtClient),
+      remoteWakeUps: distribution(wakeUps),
       lastArrivalAfterLeader: lastArrivals,
       lateArrivals,
       redisPingRoundTrip,
@@ -192,12 +213,9 @@ async function fireRound(
   );
 }
 
-async function stats(
-  server: ServerProcess,
-  agents: readonly http.Agent[],
-): Promise<{ slowExecutions: number; slowRequests: Record<string, Timing> }> {
+async function stats(server: ServerProcess, agents: readonly http.Agent[]): Promise<ServerStats> {
   const { json } = await request(server, agents[0]!, 'GET', '/stats');
-  return json as { slowExecutions: number; slowRequests: Record<string, Timing> };
+  return json as ServerStats;
 }
 
 function request(

@@ -1,5 +1,6 @@
 import {
   UnsupportedResponseError,
+  handlerContext,
   headerFields,
   type HandlerContext,
   type HttpResponse,
@@ -182,9 +183,10 @@ const STREAMED = 'a streamed response (res.write, a piped stream or a file)';
 /** An inner capture (SingleFlight inside an idempotent route) keeps the outer's transaction. */
 function withEnclosing(outer: HandlerContext | undefined, own: HandlerContext): HandlerContext {
   if (!outer) return own;
-  const transaction = own.transaction ?? outer.transaction;
-  const signal = AbortSignal.any([outer.signal, own.signal]);
-  return transaction === undefined ? { signal } : { signal, transaction };
+  return handlerContext(
+    () => AbortSignal.any([outer.signal, own.signal]),
+    own.transaction ?? outer.transaction,
+  );
 }
 
 function bytesOf(chunk: unknown, encoding: string | undefined): Buffer {

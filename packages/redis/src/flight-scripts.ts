@@ -3,10 +3,10 @@ import type { Cluster, Redis } from 'ioredis';
 import { bindLuaScript, loadLuaScript } from './lua-scripts.js';
 
 const flightScripts = {
-  acquire: loadLuaScript('flight-acquire-4.lua'),
-  renew: loadLuaScript('flight-renew-2.lua'),
-  complete: loadLuaScript('flight-complete-2.lua'),
-  release: loadLuaScript('flight-release-1.lua'),
+  acquire: loadLuaScript('flight-acquire-5.lua'),
+  renew: loadLuaScript('flight-renew-3.lua'),
+  complete: loadLuaScript('flight-complete-3.lua'),
+  release: loadLuaScript('flight-release-2.lua'),
 };
 
 type ScriptCall = (...keysAndArgs: (string | number)[]) => Promise<unknown>;

@@ -1,7 +1,14 @@
 import { jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { SingleFlight } from '@oncely/core';
-import { RedisFlightCoordinator } from '@oncely/redis';
+import {
+  DEFAULT_PROTECTION,
+  ProtectedCallExecutor,
+  SingleFlight,
+  createProtectionEngines,
+  defineProtectedRoute,
+  resolveCallKeys,
+} from '@oncely/core';
+import { RedisFlightCoordinator, RedisIdempotencyRecordStore } from '@oncely/redis';
 import {
   requireService,
   startRedisServer,
@@ -22,9 +29,10 @@ type Calls = Record<string, number>;
  */
 const inside = {
   acquireCached: { get: 1 },
-  acquireLeaderOnNewKey: { get: 2, set: 2, exists: 1, time: 1, incr: 1, pexpire: 1 },
-  acquireBusy: { get: 2, set: 1, pttl: 1 },
-  completeResult: { get: 1, set: 1, del: 1, publish: 1 },
+  acquireLeaderOnNewKey: { get: 2, set: 2, incr: 1, time: 1 },
+  acquireBusy: { get: 2, set: 2, pttl: 1 },
+  completeResult: { get: 1, set: 1, del: 2 },
+  completeResultToWaiters: { get: 1, set: 1, del: 2, publish: 1 },
 } satisfies Record<string, Calls>;
 
 function sum(...parts: Calls[]): Calls {
@@ -145,10 +153,77 @@ describe('Redis commands per flight', () => {
       sum(
         { evalsha: 4 },
         inside.acquireLeaderOnNewKey,
-        inside.completeResult,
+        inside.completeResultToWaiters,
         inside.acquireBusy,
         inside.acquireCached,
       ),
     );
   });
+});
+
+describe('Redis round trips per idempotent call on the Redis record store', () => {
+  let server: RedisServer;
+  let admin: Redis;
+  let coordinator: RedisFlightCoordinator;
+  let store: RedisIdempotencyRecordStore;
+
+  async function roundTripsOf(action: () => Promise<unknown>): Promise<number> {
+    const scripts = async () => {
+      const info = await admin.info('commandstats');
+      let calls = 0;
+      for (const [, count] of info.matchAll(/^cmdstat_eval(?:sha)?:calls=(\d+)/gm)) {
+        calls += Number(count);
+      }
+      return calls;
+    };
+    const before = await scripts();
+    await action();
+    return (await scripts()) - before;
+  }
+
+  beforeAll(async () => {
+    await requireService('redis');
+    server = await startRedisServer();
+    admin = new Redis({ host: server.host, port: server.port });
+    coordinator = new RedisFlightCoordinator({ host: server.host, port: server.port });
+    store = new RedisIdempotencyRecordStore({ host: server.host, port: server.port });
+    await coordinator.connect();
+  });
+
+  afterAll(async () => {
+    await coordinator.close();
+    await store.close();
+    await admin.quit();
+    await stopAllRedisServers();
+  });
+
+  it.each([
+    ['reject', 2],
+    ['wait', 4],
+  ] as const)(
+    "onBusy '%s': a first call costs %i round trips (the guard flight only where it pays), a replay 1",
+    async (onBusy, first) => {
+      const executor = new ProtectedCallExecutor(createProtectionEngines({ coordinator, store }));
+      const route = defineProtectedRoute(
+        'Orders.create',
+        { idempotent: { operation: 'order', scope: 'user.tenant', onBusy } },
+        { ...DEFAULT_PROTECTION, namespace: 'count' },
+      );
+      const call = (key: string) =>
+        executor.execute({
+          route,
+          keys: resolveCallKeys(route, {
+            body: { sku: 'a' },
+            headers: { 'idempotency-key': key },
+            user: { tenant: 't' },
+          }),
+          handler: async () => ({ status: 201, headers: {}, body: { kind: 'json', value: 1 } }),
+        });
+      // The first use of each script on a connection may load it: warm them all up.
+      await call(`warm-${onBusy}`);
+      await call(`warm-${onBusy}`);
+      expect(await roundTripsOf(() => call(`k-${onBusy}`))).toBe(first);
+      expect(await roundTripsOf(() => call(`k-${onBusy}`))).toBe(1);
+    },
+  );
 });

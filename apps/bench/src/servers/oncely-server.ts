@@ -18,6 +18,8 @@ const redis = { host: '127.0.0.1', port: config.redisPort };
 let slowExecutions = 0;
 /** When each `/slow` request arrived and its response was written, by the bench's request id. */
 const slowRequests: Record<string, { arrivedAt: number; writtenAt?: number }> = {};
+/** When a `/slow` flight of this process got the result another process's leader stored. */
+const slowWakeUps: number[] = [];
 
 @Controller()
 class OncelyBenchController {
@@ -43,7 +45,7 @@ class OncelyBenchController {
 
   @Get('stats')
   stats() {
-    return { slowExecutions, slowRequests };
+    return { slowExecutions, slowRequests, slowWakeUps };
   }
 }
 
@@ -73,6 +75,11 @@ async function recordStore(): Promise<object> {
       namespace: 'bench',
       coordinator: { redis, keyPrefix: config.keyPrefix },
       store: await recordStore(),
+      events: (event) => {
+        if (event.operation === 'bench-slow' && event.outcome === 'shared') {
+          slowWakeUps.push(preciseNow());
+        }
+      },
     }),
   ],
   controllers: [OncelyBenchController],

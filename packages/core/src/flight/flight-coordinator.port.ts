@@ -44,6 +44,9 @@ export interface FlightCoordinator {
    * caller's very first `acquire`, which must stay a single call), and aborts it when not needed,
    * so an implementation should register interest at the call, cheaply. One that needs a round
    * trip to subscribe may miss notices published meanwhile; it should keep that window short.
+   *
+   * Notices are owed only for a lease some `acquire` found busy, since the engine waits only
+   * after such an answer: a coordinator may skip the notice of a flight nobody waited for.
    */
   waitForNotice(key: string, timeoutMs: number, signal?: AbortSignal): Promise<void>;
 

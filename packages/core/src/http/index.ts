@@ -16,3 +16,4 @@ export * from './http-failure.policy.js';
 export * from './protected-call.executor.js';
 export * from './protection-engines.js';
 export * from './protection-setup.js';
+export * from './handler-context.js';

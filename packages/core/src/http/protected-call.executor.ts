@@ -25,6 +25,7 @@ import { PayloadTooLargeError } from './request-rejected.errors.js';
 import { TransactionalStoreRequiredError } from './route-setup.errors.js';
 import { isDeterministicClientError, isStorableStatus } from './response-storage-policy.js';
 import { ResponseSignal } from './response-signal.js';
+import { handlerContext } from './handler-context.js';
 
 /** What the executor needs of the SingleFlight engine (`SingleFlight` satisfies it). */
 export interface FlightRunner {
@@ -109,8 +110,52 @@ export class ProtectedCallExecutor {
   async execute(call: ProtectedCall): Promise<ProtectedCallResult> {
     const { idempotent } = call.route;
     const identity = call.keys.idempotency;
-    if (idempotent && identity) return this.#guarded(call, idempotent, identity);
-    return this.#inner(call, undefined);
+    if (!idempotent || !identity) return this.#inner(call, undefined);
+    return this.#needsGuard(idempotent)
+      ? this.#guarded(call, idempotent, identity)
+      : this.#recorded(call, idempotent, identity);
+  }
+
+  /**
+   * The guard pays for itself in front of a store slower than the coordinator (SQL), and for
+   * routes that wait, which it wakes by notice instead of polling. A store that answers at cache
+   * speed and already refuses in-flight duplicates gains nothing from it but two round trips.
+   */
+  #needsGuard(route: ResolvedIdempotentRoute): boolean {
+    return this.engines.store.answersAtCacheSpeed !== true || route.onBusy !== 'reject';
+  }
+
+  /** The record store alone: its `begin` is the lock, the replay and the mismatch check. */
+  async #recorded(
+    call: ProtectedCall,
+    route: ResolvedIdempotentRoute,
+    key: NonNullable<CallKeys['idempotency']>,
+  ): Promise<ProtectedCallResult> {
+    const localKey = `${key.identity}:idem`;
+    const startedAt = this.#clock.now();
+    const localLeaseMs = this.#localDuplicate(localKey, route);
+    if (localLeaseMs !== undefined) {
+      this.#emit('idempotency', 'conflict', route.operation, key.identity);
+      throw new IdempotencyConflictError(key.identity, localLeaseMs);
+    }
+    let fresh: HttpResponse | undefined;
+    const local = this.#enter(localKey);
+    try {
+      const outcome = await this.#underRecord(call, route, key, noOuterSignal, local.call, (r) => {
+        fresh = r;
+      });
+      if (!outcome.replayed && fresh !== undefined) return { response: fresh, replayed: false };
+      this.#emit('idempotency', 'replayed', route.operation, key.identity, startedAt);
+      return { response: replayOf(outcome.response), replayed: true };
+    } catch (error) {
+      // Not kept (5xx, 429, …): the record was released and the caller gets the response as is.
+      if (error instanceof ResponseSignal && fresh !== undefined) {
+        return { response: fresh, replayed: false };
+      }
+      throw error;
+    } finally {
+      local.leave();
+    }
   }
 
   async #guarded(
@@ -136,9 +181,16 @@ export class ProtectedCallExecutor {
       const { value, source } = await this.engines.guard.run<GuardedOutcome>(
         flightKey,
         (flight) =>
-          this.#underRecord(call, route, key, flight.signal, local.call, (response) => {
-            fresh = response;
-          }),
+          this.#underRecord(
+            call,
+            route,
+            key,
+            () => flight.signal,
+            local.call,
+            (response) => {
+              fresh = response;
+            },
+          ),
         {
           operation: route.operation,
           leaseTtl: route.leaseTtl,
@@ -182,7 +234,7 @@ export class ProtectedCallExecutor {
     call: ProtectedCall,
     route: ResolvedIdempotentRoute,
     key: NonNullable<CallKeys['idempotency']>,
-    flightSignal: AbortSignal,
+    outerSignal: () => AbortSignal,
     local: LocalCall,
     onFresh: (response: HttpResponse) => void,
   ): Promise<GuardedOutcome> {
@@ -217,7 +269,7 @@ export class ProtectedCallExecutor {
             route,
             key,
             begun.lease,
-            flightSignal,
+            outerSignal,
             onFresh,
             startedAt,
           );
@@ -232,15 +284,15 @@ export class ProtectedCallExecutor {
     route: ResolvedIdempotentRoute,
     key: NonNullable<CallKeys['idempotency']>,
     lease: RecordLease,
-    flightSignal: AbortSignal,
+    outerSignal: () => AbortSignal,
     onFresh: (response: HttpResponse) => void,
     startedAt: number,
   ): Promise<StoredResponse> {
     const { store } = this.engines;
-    const watchdog = new RecordWatchdog(store, lease, route.leaseTtl, flightSignal);
+    const watchdog = new RecordWatchdog(store, lease, route.leaseTtl, outerSignal);
     let settled = false;
     const produce = async (transaction: unknown): Promise<StoredResponse> => {
-      const { response } = await this.#inner(call, transaction, watchdog.signal);
+      const { response } = await this.#inner(call, transaction, () => watchdog.signal);
       onFresh(response);
       if (!isStorableStatus(response.status))
         throw ResponseSignal.unkept(shareable(response, route));
@@ -286,12 +338,11 @@ export class ProtectedCallExecutor {
   async #inner(
     call: ProtectedCall,
     transaction: unknown,
-    signal: AbortSignal = neverAborted,
+    signalOf: () => AbortSignal = noOuterSignal,
   ): Promise<ProtectedCallResult> {
     const route = call.route.singleFlight;
     const key = call.keys.singleFlight;
-    const context: HandlerContext =
-      transaction === undefined ? { signal } : { signal, transaction };
+    const context = handlerContext(signalOf, transaction);
     if (!route || !key) return { response: await call.handler(context), replayed: false };
     return this.#coalesced(call, route, key.key, context);
   }
@@ -319,10 +370,9 @@ export class ProtectedCallExecutor {
         key,
         async (flight) => {
           this.#markExecuting(local.call);
-          const response = await call.handler({
-            ...context,
-            signal: anySignal(context.signal, flight.signal),
-          });
+          const response = await call.handler(
+            handlerContext(() => anySignal(context.signal, flight.signal), context.transaction),
+          );
           fresh = response;
           if (isDeterministicClientError(response.status)) {
             throw ResponseSignal.kept(keep(response, route));
@@ -454,29 +504,28 @@ function replayOf(response: StoredResponse): HttpResponse {
   return { ...response, headers: { ...response.headers, [REPLAYED_HEADER]: 'true' } };
 }
 
-/** Renews the record's lease at a third of its TTL; aborts `signal` when it is lost. */
+/**
+ * Renews the record's lease at a third of its TTL. Its signal, made only when the handler reads
+ * it, aborts when a renewal finds the lease lost or when the outer signal (the guard's flight)
+ * aborts.
+ */
 class RecordWatchdog {
-  readonly #controller = new AbortController();
+  #controller: AbortController | undefined;
   readonly #timer: NodeJS.Timeout;
   #lost = false;
+  #reason: unknown;
 
   constructor(
     store: IdempotencyRecordStore,
     lease: RecordLease,
     leaseTtl: number,
-    outer: AbortSignal,
+    private readonly outerSignal: () => AbortSignal,
   ) {
-    const lose = (reason: unknown) => {
-      this.#lost = true;
-      this.#controller.abort(reason);
-    };
-    if (outer.aborted) lose(outer.reason);
-    else outer.addEventListener('abort', () => lose(outer.reason), { once: true });
     this.#timer = setInterval(
       () => {
         store.renew(lease, leaseTtl).then(
           (held) => {
-            if (!held) lose(new LeaseLostError(lease.identity, lease.fence));
+            if (!held) this.#lose(new LeaseLostError(lease.identity, lease.fence));
           },
           // A failed renewal is not a lost lease: the next one may succeed before expiry.
           () => undefined,
@@ -488,6 +537,15 @@ class RecordWatchdog {
   }
 
   get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      if (this.#lost) this.#controller.abort(this.#reason);
+      const outer = this.outerSignal();
+      if (outer.aborted) this.#lose(outer.reason);
+      else if (outer !== neverAborted) {
+        outer.addEventListener('abort', () => this.#lose(outer.reason), { once: true });
+      }
+    }
     return this.#controller.signal;
   }
 
@@ -498,9 +556,17 @@ class RecordWatchdog {
   stop(): void {
     clearInterval(this.#timer);
   }
+
+  #lose(reason: unknown): void {
+    if (this.#lost) return;
+    this.#lost = true;
+    this.#reason = reason;
+    this.#controller?.abort(reason);
+  }
 }
 
 const neverAborted = new AbortController().signal;
+const noOuterSignal = (): AbortSignal => neverAborted;
 
 function anySignal(a: AbortSignal, b: AbortSignal): AbortSignal {
   if (a === neverAborted) return b;

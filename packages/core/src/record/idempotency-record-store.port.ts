@@ -28,6 +28,14 @@ export interface IdempotencyRecordStore {
 
   /** Deletes up to `batchSize` expired records; returns how many were deleted. */
   purgeExpired(batchSize: number): Promise<number>;
+
+  /**
+   * `true` for a store every node shares whose `begin` costs one round trip to an in-memory
+   * server (Redis): a result cache in front of it cannot answer faster, so the executor calls it
+   * directly on routes that refuse in-flight duplicates, instead of putting the coordinator's
+   * guard flight (two more round trips) in front of it.
+   */
+  readonly answersAtCacheSpeed?: boolean;
 }
 
 export const IdempotencyRecordStore = Symbol('IdempotencyRecordStore');

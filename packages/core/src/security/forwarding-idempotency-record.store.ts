@@ -32,8 +32,10 @@ export abstract class ForwardingIdempotencyRecordStore implements IdempotencyRec
   /** Present when the wrapped store has admin methods. */
   readonly inspect?: (identity: string) => Promise<RecordInspection>;
   readonly forceRelease?: (identity: string) => Promise<ForceReleaseOutcome>;
+  readonly answersAtCacheSpeed?: boolean;
 
   protected constructor(protected readonly store: IdempotencyRecordStore) {
+    if (store.answersAtCacheSpeed === true) this.answersAtCacheSpeed = true;
     if (isTransactionalRecordStore(store)) {
       this.runInTransaction = (lease, work) => this.runInStoreTransaction(store, lease, work);
     }

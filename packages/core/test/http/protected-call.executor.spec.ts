@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import {
   DEFAULT_PROTECTION,
   IdempotencyConflictError,
@@ -25,7 +26,12 @@ class ManualClock {
   now = () => this.time;
 }
 
-function node(store = new InMemoryIdempotencyRecordStore(), clock?: ManualClock) {
+/** The in-memory store declaring Redis' speed, so the executor uses it without the guard. */
+class CacheSpeedRecordStore extends InMemoryIdempotencyRecordStore {
+  readonly answersAtCacheSpeed = true;
+}
+
+function nodeOn(store = new InMemoryIdempotencyRecordStore(), clock?: ManualClock) {
   const events: OncelyEvent[] = [];
   const coordinator = new InMemoryFlightCoordinator({ sweepInterval: 0, ...(clock && { clock }) });
   const executor = new ProtectedCallExecutor(
@@ -36,7 +42,7 @@ function node(store = new InMemoryIdempotencyRecordStore(), clock?: ManualClock)
       ...(clock && { clock }),
     }),
   );
-  return { executor, events, store };
+  return { executor, events, store, coordinator };
 }
 
 function idempotentRoute(options: Partial<IdempotentRouteOptions> = {}): ProtectedRoute {
@@ -80,7 +86,13 @@ function gate() {
   return { opened, open, entered, signal };
 }
 
-describe('ProtectedCallExecutor: idempotent routes', () => {
+describe.each([
+  ['behind the guard flight', InMemoryIdempotencyRecordStore],
+  ['on a store that answers at cache speed, alone', CacheSpeedRecordStore],
+])('ProtectedCallExecutor: idempotent routes, %s', (_, Store) => {
+  const node = (store: InMemoryIdempotencyRecordStore = new Store(), clock?: ManualClock) =>
+    nodeOn(store, clock);
+
   it('runs once, then replays the kept status, body and headers with idempotent-replayed', async () => {
     const { executor, events } = node();
     const route = idempotentRoute();
@@ -271,7 +283,7 @@ describe('ProtectedCallExecutor: idempotent routes', () => {
 
   it('reports a lease lost to a takeover and confirms nothing', async () => {
     const clock = new ManualClock();
-    const store = new InMemoryIdempotencyRecordStore({ clock });
+    const store = new Store({ clock });
     const first = node(store, clock);
     const second = node(store, clock);
     const route = idempotentRoute({ leaseTtl: 1_000 });
@@ -311,7 +323,27 @@ describe('ProtectedCallExecutor: idempotent routes', () => {
       }),
     ).rejects.toBeInstanceOf(TransactionalStoreRequiredError);
   });
+
+  it('puts the guard flight in front of the store unless the store answers at cache speed and the route refuses duplicates', async () => {
+    for (const onBusy of ['reject', 'wait'] as const) {
+      const { executor, coordinator } = node();
+      const acquire = jest.spyOn(coordinator, 'acquire');
+      const route = idempotentRoute({ onBusy });
+      const call = () =>
+        executor.execute({
+          route,
+          keys: resolveCallKeys(route, request('k-guard')),
+          handler: async () => json({ ok: true }),
+        });
+      await call();
+      await call();
+      const guarded = Store === InMemoryIdempotencyRecordStore || onBusy === 'wait';
+      expect(acquire).toHaveBeenCalledTimes(guarded ? 2 : 0);
+    }
+  });
 });
+
+const node = nodeOn;
 
 describe('ProtectedCallExecutor: SingleFlight routes', () => {
   it('coalesces concurrent calls into one run and caches the result', async () => {
@@ -462,5 +494,55 @@ describe('ProtectedCallExecutor: both decorators on one route', () => {
     expect((await call('key-a')).replayed).toBe(true);
     expect((await call('key-b')).replayed).toBe(true);
     expect(runs).toBe(1);
+  });
+});
+
+describe('ProtectedCallExecutor: the signal handed to the handler', () => {
+  const aborted = (signal: AbortSignal) =>
+    new Promise<unknown>((resolve) =>
+      signal.addEventListener('abort', () => resolve(signal.reason), { once: true }),
+    );
+
+  it.each([
+    ['behind the guard flight', InMemoryIdempotencyRecordStore],
+    ['on a store that answers at cache speed, alone', CacheSpeedRecordStore],
+  ])('aborts when the record is taken over (%s)', async (_, Store) => {
+    const clock = new ManualClock();
+    const store = new Store({ clock });
+    const first = nodeOn(store, clock);
+    const second = nodeOn(store, clock);
+    const route = idempotentRoute({ leaseTtl: 60 });
+    const keys = resolveCallKeys(route, request('k-signal'));
+    let reason: unknown;
+    const outcome = first.executor.execute({
+      route,
+      keys,
+      handler: async ({ signal }) => {
+        clock.time += 5_000;
+        await second.executor.execute({ route, keys, handler: async () => json({ by: 2 }) });
+        reason = await aborted(signal);
+        return json({ by: 1 });
+      },
+    });
+    await expect(outcome).rejects.toBeInstanceOf(LeaseLostError);
+    expect(reason).toBeInstanceOf(LeaseLostError);
+  });
+
+  it("aborts when a SingleFlight route's lease runs out", async () => {
+    const clock = new ManualClock();
+    const { executor } = nodeOn(new InMemoryIdempotencyRecordStore(), clock);
+    const route = flightRoute({ leaseTtl: 60 });
+    let reason: unknown;
+    const outcome = executor.execute({
+      route,
+      keys: resolveCallKeys(route, request('k')),
+      handler: async ({ signal }) => {
+        clock.time += 5_000;
+        reason = await aborted(signal);
+        return json({ ok: true });
+      },
+    });
+    await expect(outcome).rejects.toBeInstanceOf(LeaseLostError);
+    expect(reason).toBeInstanceOf(LeaseLostError);
   });
 });

@@ -14,7 +14,9 @@ import type {
 /**
  * `FlightCoordinator` on Redis (standalone or Cluster) through ioredis: each port method is one
  * Lua script run (one round trip), keys carry the business key as cluster hash tag, and
- * completion notices travel on one pub/sub channel per key prefix.
+ * completion notices travel on one pub/sub channel per key prefix, published only when a follower
+ * is waiting (a `waiters` flag its busy `acquire` sets), so a flight nobody waits for sends no
+ * message to the subscribed processes.
  *
  * Notices use classic PUBLISH on one channel rather than sharded pub/sub: a sharded channel must
  * hash to the slot of the keys the script touches, so it would be a channel per business key, and
@@ -70,7 +72,15 @@ export class RedisFlightCoordinator implements FlightCoordinator {
     if (!this.closed) void this.notices.listen(this.channel, this.leasesGone);
     const keys = flightKeys(this.keyPrefix, key);
     const reply = await this.run(() =>
-      this.scripts.acquire(keys.lease, keys.result, keys.error, keys.fence, owner, ms(leaseTtlMs)),
+      this.scripts.acquire(
+        keys.lease,
+        keys.result,
+        keys.error,
+        keys.fence,
+        keys.waiters,
+        owner,
+        ms(leaseTtlMs),
+      ),
     );
     return toAcquireOutcome(reply);
   }
@@ -78,7 +88,7 @@ export class RedisFlightCoordinator implements FlightCoordinator {
   async renew(key: string, owner: string, leaseTtlMs: number): Promise<boolean> {
     const keys = flightKeys(this.keyPrefix, key);
     const reply = await this.run(() =>
-      this.scripts.renew(keys.lease, keys.fence, owner, ms(leaseTtlMs)),
+      this.scripts.renew(keys.lease, keys.fence, keys.waiters, owner, ms(leaseTtlMs)),
     );
     return reply === 1;
   }
@@ -90,6 +100,7 @@ export class RedisFlightCoordinator implements FlightCoordinator {
       this.scripts.complete(
         keys.lease,
         target,
+        keys.waiters,
         owner,
         outcome.payload,
         ms(outcome.ttlMs),
@@ -102,7 +113,9 @@ export class RedisFlightCoordinator implements FlightCoordinator {
 
   async release(key: string, owner: string): Promise<boolean> {
     const keys = flightKeys(this.keyPrefix, key);
-    const reply = await this.run(() => this.scripts.release(keys.lease, owner, this.channel, key));
+    const reply = await this.run(() =>
+      this.scripts.release(keys.lease, keys.waiters, owner, this.channel, key),
+    );
     return reply === 1;
   }
 

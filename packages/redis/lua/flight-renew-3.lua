@@ -1,5 +1,5 @@
--- Extends a lease (and its fencing counter) if the caller still owns it.
--- KEYS[1] lease   KEYS[2] fence
+-- Extends a lease, its fencing counter and its waiters flag if the caller still owns the lease.
+-- KEYS[1] lease   KEYS[2] fence   KEYS[3] waiters
 -- ARGV[1] owner token   ARGV[2] lease TTL (ms)
 -- Returns 1 when renewed, 0 when the lease is lost.
 
@@ -8,4 +8,5 @@ if redis.call('GET', KEYS[1]) ~= ARGV[1] then
 end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 redis.call('PEXPIRE', KEYS[2], ARGV[2])
+redis.call('PEXPIRE', KEYS[3], ARGV[2])
 return 1

@@ -1,5 +1,5 @@
 -- Stores a leader's outcome, frees its lease and wakes the waiters, if the caller still owns it.
--- KEYS[1] lease   KEYS[2] result or error (whichever the outcome is)
+-- KEYS[1] lease   KEYS[2] result or error (whichever the outcome is)   KEYS[3] waiters
 -- ARGV[1] owner token   ARGV[2] payload   ARGV[3] outcome TTL (ms, 0 = store nothing)
 -- ARGV[4] notice channel   ARGV[5] business key (the notice message)
 -- Returns 1 when completed, 0 when the lease is lost (nothing stored).
@@ -11,5 +11,7 @@ if tonumber(ARGV[3]) > 0 then
   redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
 end
 redis.call('DEL', KEYS[1])
-redis.call('PUBLISH', ARGV[4], ARGV[5])
+if redis.call('DEL', KEYS[3]) == 1 then
+  redis.call('PUBLISH', ARGV[4], ARGV[5])
+end
 return 1
