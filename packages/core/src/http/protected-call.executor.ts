@@ -76,6 +76,8 @@ interface LocalCall {
   /** When the handler started (or, before that, when the call did). */
   since: number;
   executing: boolean;
+  /** On the record store alone: the first call's payload digest and outcome, to share. */
+  recorded?: { readonly digest: string; readonly outcome: Promise<GuardedOutcome> };
 }
 
 interface GuardedOutcome {
@@ -125,7 +127,11 @@ export class ProtectedCallExecutor {
     return this.engines.store.answersAtCacheSpeed !== true || route.onBusy !== 'reject';
   }
 
-  /** The record store alone: its `begin` is the lock, the replay and the mismatch check. */
+  /**
+   * The record store alone: its `begin` is the lock, the replay and the mismatch check. Calls of
+   * this process with the same identity and payload that arrive while the first is still claiming
+   * the record share what it finds instead of asking the store again.
+   */
   async #recorded(
     call: ProtectedCall,
     route: ResolvedIdempotentRoute,
@@ -138,15 +144,21 @@ export class ProtectedCallExecutor {
       this.#emit('idempotency', 'conflict', route.operation, key.identity);
       throw new IdempotencyConflictError(key.identity, localLeaseMs);
     }
-    let fresh: HttpResponse | undefined;
     const local = this.#enter(localKey);
+    const first = local.call.recorded;
+    if (first !== undefined && first.digest === key.digest) {
+      return this.#shareRecorded(first.outcome, local.call, route, key, startedAt);
+    }
+    let fresh: HttpResponse | undefined;
+    const outcome = this.#underRecord(call, route, key, noOuterSignal, local.call, (response) => {
+      fresh = response;
+    });
+    local.call.recorded ??= { digest: key.digest, outcome };
     try {
-      const outcome = await this.#underRecord(call, route, key, noOuterSignal, local.call, (r) => {
-        fresh = r;
-      });
-      if (!outcome.replayed && fresh !== undefined) return { response: fresh, replayed: false };
+      const { replayed, response } = await outcome;
+      if (!replayed && fresh !== undefined) return { response: fresh, replayed: false };
       this.#emit('idempotency', 'replayed', route.operation, key.identity, startedAt);
-      return { response: replayOf(outcome.response), replayed: true };
+      return { response: replayOf(response), replayed: true };
     } catch (error) {
       // Not kept (5xx, 429, …): the record was released and the caller gets the response as is.
       if (error instanceof ResponseSignal && fresh !== undefined) {
@@ -156,6 +168,29 @@ export class ProtectedCallExecutor {
     } finally {
       local.leave();
     }
+  }
+
+  /** A replay is shared; a call that went on to run the handler makes this one a 409. */
+  async #shareRecorded(
+    first: Promise<GuardedOutcome>,
+    local: LocalCall,
+    route: ResolvedIdempotentRoute,
+    key: NonNullable<CallKeys['idempotency']>,
+    startedAt: number,
+  ): Promise<ProtectedCallResult> {
+    const conflict = () => {
+      this.#emit('idempotency', 'conflict', route.operation, key.identity);
+      return new IdempotencyConflictError(key.identity, 1);
+    };
+    let outcome: GuardedOutcome;
+    try {
+      outcome = await first;
+    } catch (error) {
+      throw local.executing ? conflict() : error;
+    }
+    if (local.executing || !outcome.replayed) throw conflict();
+    this.#emit('idempotency', 'replayed', route.operation, key.identity, startedAt);
+    return { response: replayOf(outcome.response), replayed: true };
   }
 
   async #guarded(

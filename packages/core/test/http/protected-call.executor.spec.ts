@@ -194,6 +194,32 @@ describe.each([
     expect(runs).toBe(1);
   });
 
+  it('asks the store once for concurrent duplicates of one process, but never shares across payloads', async () => {
+    const { executor, store } = node();
+    const route = idempotentRoute({ onBusy: 'reject' });
+    const call = (body: object) =>
+      executor.execute({
+        route,
+        keys: resolveCallKeys(route, request('k-shared', body)),
+        handler: async () => json(body),
+      });
+    await call({ sku: 'a' });
+    const begin = jest.spyOn(store, 'begin');
+    const settled = await Promise.allSettled([
+      ...Array.from({ length: 30 }, () => call({ sku: 'a' })),
+      call({ sku: 'b' }),
+    ]);
+    expect(settled.slice(0, 30).every((r) => r.status === 'fulfilled' && r.value.replayed)).toBe(
+      true,
+    );
+    expect(settled[30]).toMatchObject({
+      status: 'rejected',
+      reason: expect.any(IdempotencyMismatchError),
+    });
+    // Behind the guard its result cache answers all; alone, one begin answers the 30, one the other.
+    expect(begin).toHaveBeenCalledTimes(Store === CacheSpeedRecordStore ? 2 : 0);
+  });
+
   it("refuses, under onBusy: 'reject', duplicates that joined before the handler started", async () => {
     const { executor } = node();
     const route = idempotentRoute({ onBusy: 'reject' });
