@@ -153,8 +153,8 @@ export function markdownReport(results: BenchResults): string {
     lines.push(
       `### ${title}`,
       '',
-      '| scenario | library (Nest) | req/s | p50 ms | p99 ms | × bare | × own bare | +p50 ms vs own bare | server CPU µs/req | Redis CPU µs/req | Redis round trips/req | Redis cmds/req | failures |',
-      '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+      '| scenario | library (Nest) | req/s | p50 ms | p99 ms | × bare | × own bare | +p50 ms vs own bare | server CPU µs/req | Redis CPU µs/req | PostgreSQL CPU µs/req | Redis round trips/req | Redis cmds/req | failures |',
+      '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     );
     for (const s of summaries) {
       const roundTrips =
@@ -166,7 +166,7 @@ export function markdownReport(results: BenchResults): string {
             o.redisRoundTripsPerRequest !== undefined,
         )?.redisRoundTripsPerRequest;
       lines.push(
-        `| ${s.contender.id} | ${s.contender.library} (${s.contender.nest}) | ${fixed(s.rps, 0)} | ${fixed(s.p50, 2)} | ${fixed(s.p99, 2)} | ${fixed(s.ratioToBare, 2)} | ${fixed(s.ratioToOwnBare, 2)} | ${fixed(s.addedP50, 3)} | ${fixed(s.serverCpuUsPerRequest, 0)} | ${fixed(s.redisCpuUsPerRequest, 0)} | ${fixed(roundTrips, 2)} | ${fixed(s.redisCommandsPerRequest, 2)} | ${s.failures} |`,
+        `| ${s.contender.id} | ${s.contender.library} (${s.contender.nest}) | ${fixed(s.rps, 0)} | ${fixed(s.p50, 2)} | ${fixed(s.p99, 2)} | ${fixed(s.ratioToBare, 2)} | ${fixed(s.ratioToOwnBare, 2)} | ${fixed(s.addedP50, 3)} | ${fixed(s.serverCpuUsPerRequest, 0)} | ${fixed(s.redisCpuUsPerRequest, 0)} | ${fixed(s.postgresCpuUsPerRequest, 0)} | ${fixed(roundTrips, 2)} | ${fixed(s.redisCommandsPerRequest, 2)} | ${s.failures} |`,
       );
     }
     lines.push('');

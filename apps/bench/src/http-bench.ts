@@ -16,7 +16,7 @@ import {
   totalOf,
   type CommandCounts,
 } from './redis-commands.js';
-import { processCpuMs, redisCpuMs } from './process-cpu.js';
+import { postgresCpuMs, processCpuMs, redisCpuMs } from './process-cpu.js';
 import { ServerProcess } from './server-process.js';
 import type { Platform } from './servers/server-config.js';
 
@@ -28,6 +28,8 @@ export interface Measurement extends LoadResult {
   readonly serverCpuUsPerRequest: number;
   /** CPU the redis-server used per request (µs). */
   readonly redisCpuUsPerRequest: number;
+  /** CPU all PostgreSQL server processes used per request (µs). */
+  readonly postgresCpuUsPerRequest: number;
 }
 
 export interface ContenderSummary {
@@ -48,6 +50,7 @@ export interface ContenderSummary {
   /** Medians over rounds of CPU µs per request, in the server process and in redis-server. */
   readonly serverCpuUsPerRequest: number;
   readonly redisCpuUsPerRequest: number;
+  readonly postgresCpuUsPerRequest: number;
   /** Exact, from a separate pass under MONITOR at 1 connection (a Lua script counts once). */
   readonly redisRoundTripsPerRequest?: number;
   readonly roundTripsByName?: CommandCounts;
@@ -130,9 +133,9 @@ async function runAlternated(
     for (const contender of contenders) {
       const pid = servers.get(contender.server)!.pid;
       const before = await commandCounts(redis);
-      const cpuBefore = [processCpuMs(pid), await redisCpuMs(redis)] as const;
+      const cpuBefore = [processCpuMs(pid), await redisCpuMs(redis), postgresCpuMs()] as const;
       const result = await runLoad(urlOf(contender), contender.request, connections, { seconds });
-      const cpuAfter = [processCpuMs(pid), await redisCpuMs(redis)] as const;
+      const cpuAfter = [processCpuMs(pid), await redisCpuMs(redis), postgresCpuMs()] as const;
       const delta = commandDelta(before, await commandCounts(redis));
       measured.get(contender.id)!.push({
         ...result,
@@ -141,6 +144,7 @@ async function runAlternated(
         redisCommandsByName: delta,
         serverCpuUsPerRequest: ((cpuAfter[0] - cpuBefore[0]) * 1000) / result.requests,
         redisCpuUsPerRequest: ((cpuAfter[1] - cpuBefore[1]) * 1000) / result.requests,
+        postgresCpuUsPerRequest: ((cpuAfter[2] - cpuBefore[2]) * 1000) / result.requests,
       });
       log(
         `  ${platform} c=${connections} round ${round} ${contender.id.padEnd(26)} ${result.rps.toFixed(0).padStart(6)} req/s  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms  cpu ${(((cpuAfter[0] - cpuBefore[0]) * 1000) / result.requests).toFixed(0)} µs/req${result.failures ? `  FAILURES ${result.failures} ${JSON.stringify(result.statuses)}` : ''}`,
@@ -179,6 +183,7 @@ async function runAlternated(
       redisCommandsPerRequest: median(rounds.map((m) => m.redisCommands / m.requests)),
       serverCpuUsPerRequest: median(rounds.map((m) => m.serverCpuUsPerRequest)),
       redisCpuUsPerRequest: median(rounds.map((m) => m.redisCpuUsPerRequest)),
+      postgresCpuUsPerRequest: median(rounds.map((m) => m.postgresCpuUsPerRequest)),
       ...(counted && {
         redisRoundTripsPerRequest: totalOf(counted.roundTrips) / settings.countRequests,
         roundTripsByName: counted.roundTrips,

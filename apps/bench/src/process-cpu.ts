@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import type { Redis } from 'ioredis';
 
 /** Linux clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on every mainstream kernel). */
@@ -9,7 +9,29 @@ const TICKS_PER_SECOND = 100;
  * contender costs without the scheduling noise of a shared machine that req/s suffers from.
  */
 export function processCpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return cpuMsOf(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+}
+
+/**
+ * CPU time (ms) every PostgreSQL server process of the machine has used so far: its backends do
+ * the work of the PostgreSQL contenders on the same cores. A backend that exits in between takes
+ * its share with it, so the pooled connections of the contenders must stay open across a round.
+ */
+export function postgresCpuMs(): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (stat.includes(' (postgres) ')) total += cpuMsOf(stat);
+    } catch {
+      // The process ended while the list was read.
+    }
+  }
+  return total;
+}
+
+function cpuMsOf(stat: string): number {
   // Fields after the parenthesised command name, which may itself contain spaces.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const ticks = Number(fields[11]) + Number(fields[12]);

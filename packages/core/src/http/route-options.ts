@@ -40,7 +40,11 @@ export interface IdempotentRouteOptions extends RouteKeySpec, CommonRouteOptions
   readonly leaseTtl?: number;
   /** How long a completed record is kept and replayed. */
   readonly retention?: number;
-  /** How long replays are served from the coordinator's result cache before the database. */
+  /**
+   * How long replays are served from the coordinator's result cache before the database. Unused
+   * where the record store answers at cache speed (Redis) and the route refuses in-flight
+   * duplicates: replays then come from the record itself.
+   */
   readonly replayCacheTtl?: number;
 }
 
