@@ -76,7 +76,8 @@ async function recordStore(): Promise<object> {
       coordinator: { redis, keyPrefix: config.keyPrefix },
       store: await recordStore(),
       events: (event) => {
-        if (event.operation === 'bench-slow' && event.outcome === 'shared') {
+        // `operation` reads namespace:operation:version.
+        if (event.operation?.split(':')[1] === 'bench-slow' && event.outcome === 'shared') {
           slowWakeUps.push(preciseNow());
         }
       },
