@@ -52,7 +52,7 @@ export function benchSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Benc
     durationSeconds: numberFrom(env, 'BENCH_DURATION', 2, 1),
     latencyDurationSeconds: numberFrom(env, 'BENCH_DURATION_1C', 1, 1),
     warmupSeconds: numberFrom(env, 'BENCH_WARMUP', 1, 0),
-    rounds: Math.round(numberFrom(env, 'BENCH_ROUNDS', 4, 4)),
+    rounds: Math.round(numberFrom(env, 'BENCH_ROUNDS', 5, 4)),
     connections: Math.round(numberFrom(env, 'BENCH_CONNECTIONS', 50, 1)),
     platforms: platforms as Platform[],
     memoryKeys: Math.round(numberFrom(env, 'BENCH_MEMORY_KEYS', 1_000_000, 1)),

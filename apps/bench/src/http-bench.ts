@@ -16,7 +16,7 @@ import {
   totalOf,
   type CommandCounts,
 } from './redis-commands.js';
-import { postgresCpuMs, processCpuMs, redisCpuMs } from './process-cpu.js';
+import { postgresCpuDeltaMs, postgresCpuMs, processCpuMs, redisCpuMs } from './process-cpu.js';
 import { ServerProcess } from './server-process.js';
 import type { Platform } from './servers/server-config.js';
 
@@ -144,7 +144,8 @@ async function runAlternated(
         redisCommandsByName: delta,
         serverCpuUsPerRequest: ((cpuAfter[0] - cpuBefore[0]) * 1000) / result.requests,
         redisCpuUsPerRequest: ((cpuAfter[1] - cpuBefore[1]) * 1000) / result.requests,
-        postgresCpuUsPerRequest: ((cpuAfter[2] - cpuBefore[2]) * 1000) / result.requests,
+        postgresCpuUsPerRequest:
+          (postgresCpuDeltaMs(cpuBefore[2], cpuAfter[2]) * 1000) / result.requests,
       });
       log(
         `  ${platform} c=${connections} round ${round} ${contender.id.padEnd(26)} ${result.rps.toFixed(0).padStart(6)} req/s  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms  cpu ${(((cpuAfter[0] - cpuBefore[0]) * 1000) / result.requests).toFixed(0)} µs/req${result.failures ? `  FAILURES ${result.failures} ${JSON.stringify(result.statuses)}` : ''}`,

@@ -13,21 +13,34 @@ export function processCpuMs(pid: number): number {
 }
 
 /**
- * CPU time (ms) every PostgreSQL server process of the machine has used so far: its backends do
- * the work of the PostgreSQL contenders on the same cores. A backend that exits in between takes
- * its share with it, so the pooled connections of the contenders must stay open across a round.
+ * CPU time (ms) each PostgreSQL server process of the machine has used so far, by pid: its
+ * backends do the work of the PostgreSQL contenders on the same cores.
  */
-export function postgresCpuMs(): number {
-  let total = 0;
+export function postgresCpuMs(): Map<number, number> {
+  const used = new Map<number, number>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (stat.includes(' (postgres) ')) total += cpuMsOf(stat);
+      if (stat.includes(' (postgres) ')) used.set(Number(entry), cpuMsOf(stat));
     } catch {
       // The process ended while the list was read.
     }
   }
+  return used;
+}
+
+/**
+ * What the PostgreSQL processes used between two `postgresCpuMs` snapshots (ms). A process that
+ * ended in between takes its share with it (the contenders' pooled connections stay open, so
+ * their backends do not); one that started counts in full.
+ */
+export function postgresCpuDeltaMs(
+  before: ReadonlyMap<number, number>,
+  after: ReadonlyMap<number, number>,
+): number {
+  let total = 0;
+  for (const [pid, ms] of after) total += ms - (before.get(pid) ?? 0);
   return total;
 }
 
