@@ -139,11 +139,7 @@ export class ProtectedCallExecutor {
   ): Promise<ProtectedCallResult> {
     const localKey = `${key.identity}:idem`;
     const startedAt = this.#clock.now();
-    const localLeaseMs = this.#localDuplicate(localKey, route);
-    if (localLeaseMs !== undefined) {
-      this.#emit('idempotency', 'conflict', route.operation, key.identity);
-      throw new IdempotencyConflictError(key.identity, localLeaseMs);
-    }
+    this.#refuseRunningDuplicate(localKey, route, key.identity);
     const local = this.#enter(localKey);
     const first = local.call.recorded;
     if (first !== undefined && first.digest === key.digest) {
@@ -200,11 +196,7 @@ export class ProtectedCallExecutor {
   ): Promise<ProtectedCallResult> {
     const flightKey = `${key.identity}:idem`;
     const startedAt = this.#clock.now();
-    const localLeaseMs = this.#localDuplicate(flightKey, route);
-    if (localLeaseMs !== undefined) {
-      this.#emit('idempotency', 'conflict', route.operation, key.identity);
-      throw new IdempotencyConflictError(key.identity, localLeaseMs);
-    }
+    this.#refuseRunningDuplicate(flightKey, route, key.identity);
     let fresh: HttpResponse | undefined;
     const local = this.#enter(flightKey);
     const refuseJoined = () => {
@@ -441,6 +433,18 @@ export class ProtectedCallExecutor {
     } finally {
       local.leave();
     }
+  }
+
+  /** `#localDuplicate` for idempotent routes: a 409 while this process runs the handler. */
+  #refuseRunningDuplicate(
+    localKey: string,
+    route: ResolvedIdempotentRoute,
+    identity: string,
+  ): void {
+    const localLeaseMs = this.#localDuplicate(localKey, route);
+    if (localLeaseMs === undefined) return;
+    this.#emit('idempotency', 'conflict', route.operation, identity);
+    throw new IdempotencyConflictError(identity, localLeaseMs);
   }
 
   /**
