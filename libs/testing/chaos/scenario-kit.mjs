@@ -2,7 +2,7 @@
 // cluster) on spare loopback ports, three demo processes, a ledger, and a clean-up that runs
 // even when the scenario throws.
 import { randomBytes } from 'node:crypto';
-import { redisCli, startRedisServer, waitUntil } from '@oncely/testing-kit';
+import { startRedisCluster, startRedisServer } from '@oncely/testing-kit';
 import pg from 'pg';
 import { startFleet } from './demo-fleet.mjs';
 import { Ledger } from './traffic.mjs';
@@ -10,51 +10,6 @@ import { Ledger } from './traffic.mjs';
 const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 export const run = randomBytes(3).toString('hex');
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** A 3-master cluster whose servers can be restarted one by one (same port, same nodes.conf). */
-async function startCluster() {
-  const servers = [];
-  try {
-    for (let i = 0; i < 3; i++) {
-      servers.push(
-        await startRedisServer({
-          args: [
-            '--cluster-enabled',
-            'yes',
-            '--cluster-config-file',
-            'nodes.conf',
-            '--cluster-node-timeout',
-            '2000',
-          ],
-        }),
-      );
-    }
-    await redisCli(
-      servers[0].port,
-      '--cluster',
-      'create',
-      ...servers.map((s) => `${s.host}:${s.port}`),
-      '--cluster-replicas',
-      '0',
-      '--cluster-yes',
-    );
-    await waitClusterOk(servers);
-  } catch (error) {
-    await Promise.all(servers.map((s) => s.stop()));
-    throw error;
-  }
-  return servers;
-}
-
-export async function waitClusterOk(servers) {
-  for (const server of servers) {
-    await waitUntil(
-      async () => (await redisCli(server.port, 'CLUSTER', 'INFO')).includes('cluster_state:ok'),
-      `cluster state ok on port ${server.port}`,
-      30_000,
-    );
-  }
-}
 
 /**
  * Runs `body(context)` with fresh infrastructure; `redis` is `'single'` or `'cluster'`, `env` the
@@ -76,7 +31,8 @@ export async function scenario(name, { redis = 'single', env = {} }, body) {
     url.pathname = `/${database}`;
     db = new pg.Client({ connectionString: url.toString() });
     await db.connect();
-    servers = redis === 'cluster' ? await startCluster() : [await startRedisServer()];
+    servers =
+      redis === 'cluster' ? [...(await startRedisCluster()).servers] : [await startRedisServer()];
     const redisEnv =
       redis === 'cluster'
         ? { CHAOS_REDIS_CLUSTER: servers.map((s) => `${s.host}:${s.port}`).join(',') }

@@ -1,10 +1,10 @@
 // The fault scenarios and the soak. Each returns what `Ledger.verify` needs plus its own checks;
 // loops are bounded by time or count, and every fault is counted in `row.faults`.
-import { redisCli } from '@oncely/testing-kit';
+import { redisCli, waitUntilClusterOk } from '@oncely/testing-kit';
 import { LeaseLostError } from '@oncely/core';
 import { TypeOrmIdempotencyRecordStore, withIdempotencyRecords } from '@oncely/typeorm';
 import { DataSource } from 'typeorm';
-import { run, scenario, sleep, waitClusterOk } from './scenario-kit.mjs';
+import { run, scenario, sleep } from './scenario-kit.mjs';
 import { newOperation, pick } from './traffic.mjs';
 
 /**
@@ -213,7 +213,7 @@ export const scenarios = {
           ctx.row.faults += 1;
           await sleep(1_500);
           await master.start();
-          await waitClusterOk(ctx.servers);
+          await waitUntilClusterOk(ctx.servers, 30_000);
         }
       })();
       const kinds = [...DURABLE, 'report'];

@@ -7,6 +7,8 @@ import { startRedisServer, type RedisServer } from './redis-server.js';
 
 export interface RedisCluster {
   readonly nodes: readonly { host: string; port: number }[];
+  /** The masters themselves, to restart one (same port, same nodes.conf) in a fault test. */
+  readonly servers: readonly RedisServer[];
   stop(): Promise<void>;
 }
 
@@ -39,18 +41,28 @@ export async function startRedisCluster(masters = 3): Promise<RedisCluster> {
       '0',
       '--cluster-yes',
     );
-    for (const server of servers) {
-      await waitUntil(
-        async () => (await redisCli(server.port, 'CLUSTER', 'INFO')).includes('cluster_state:ok'),
-        `cluster state ok on port ${server.port}`,
-      );
-    }
+    await waitUntilClusterOk(servers);
   } catch (error) {
     await stop();
     throw error;
   }
   return {
     nodes: servers.map(({ host, port }) => ({ host, port })),
+    servers,
     stop,
   };
+}
+
+/** Waits until every node reports `cluster_state:ok` (after creation, or a node's restart). */
+export async function waitUntilClusterOk(
+  servers: readonly RedisServer[],
+  timeoutMs?: number,
+): Promise<void> {
+  for (const server of servers) {
+    await waitUntil(
+      async () => (await redisCli(server.port, 'CLUSTER', 'INFO')).includes('cluster_state:ok'),
+      `cluster state ok on port ${server.port}`,
+      timeoutMs,
+    );
+  }
 }
