@@ -8,3 +8,4 @@ export * from './unsupported-database.error.js';
 export * from './uninitialized-data-source.error.js';
 export { recordTableName } from './record-table.js';
 export * from './typeorm-idempotency-record.admin.js';
+export { isUniqueViolation } from './record-dialect.js';

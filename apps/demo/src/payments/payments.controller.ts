@@ -3,7 +3,7 @@ import { ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { IdempotencyManager, IdempotentKey } from '@oncely/nestjs';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
-import { isUniqueViolation } from '../database/unique-violation.js';
+import { isUniqueViolation } from '@oncely/typeorm';
 import { DemoRoute } from '../identity/demo-route.decorator.js';
 import type { DemoRequest } from '../identity/demo-principal.js';
 import { ApiProblemResponses } from '../problems/api-problem-responses.decorator.js';
