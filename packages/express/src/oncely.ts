@@ -72,8 +72,7 @@ export class Oncely {
         coordinator,
         store: this.store,
         events,
-        // Responses are base64-inflated in the cache; leave room above the body limit.
-        maxResultBytes: Math.ceil(this.defaults.maxResponseBytes * 1.5) + 64 * 1024,
+        maxResponseBytes: this.defaults.maxResponseBytes,
       }),
     );
   }

@@ -68,8 +68,7 @@ export class OncelyRuntime {
         coordinator,
         store,
         events,
-        // Responses are base64-inflated in the cache; leave room above the body limit.
-        maxResultBytes: Math.ceil(defaults.maxResponseBytes * 1.5) + 64 * 1024,
+        maxResponseBytes: defaults.maxResponseBytes,
       }),
     );
     return new OncelyRuntime(

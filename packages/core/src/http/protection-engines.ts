@@ -9,8 +9,11 @@ export interface ProtectionEnginesOptions {
   readonly coordinator: FlightCoordinator;
   readonly store: IdempotencyRecordStore;
   readonly events?: readonly OncelyEventListener[];
-  /** Largest serialised response the coordinator caches (bytes). */
-  readonly maxResultBytes?: number;
+  /**
+   * The routes' default `maxResponseBytes`: the coordinator caches serialised responses up to
+   * half as large again plus 64 KiB, since bodies are base64-inflated in the cache.
+   */
+  readonly maxResponseBytes?: number;
   readonly clock?: Clock;
 }
 
@@ -22,7 +25,9 @@ export interface ProtectionEnginesOptions {
 export function createProtectionEngines(options: ProtectionEnginesOptions): ProtectedCallEngines {
   const events = options.events ?? [];
   const shared =
-    options.maxResultBytes !== undefined ? { maxResultBytes: options.maxResultBytes } : {};
+    options.maxResponseBytes !== undefined
+      ? { maxResultBytes: Math.ceil(options.maxResponseBytes * 1.5) + 64 * 1024 }
+      : {};
   return {
     flight: new SingleFlight(options.coordinator, { ...shared, events }),
     guard: new SingleFlight(options.coordinator, {
