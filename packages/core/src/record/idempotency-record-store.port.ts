@@ -30,10 +30,10 @@ export interface IdempotencyRecordStore {
   purgeExpired(batchSize: number): Promise<number>;
 
   /**
-   * `true` for a store every node shares whose `begin` costs one round trip to an in-memory
-   * server (Redis): a result cache in front of it cannot answer faster, so the executor calls it
-   * directly on routes that refuse in-flight duplicates, instead of putting the coordinator's
-   * guard flight (two more round trips) in front of it.
+   * `true` for a store whose `begin` answers from memory: one round trip to an in-memory server
+   * (Redis), or none (the embedded store). A result cache in front of it cannot answer faster,
+   * so the executor calls it directly on routes that refuse in-flight duplicates, instead of
+   * putting the coordinator's guard flight (two more round trips) in front of it.
    */
   readonly answersAtCacheSpeed?: boolean;
 }

@@ -53,6 +53,11 @@ export class InMemoryIdempotencyRecordStore
 {
   private readonly records = new Map<string, MemoryRecord>();
   private readonly clock: Clock;
+  /**
+   * `begin` answers from this process's memory: a guard flight in front could only add work
+   * (and, the store being single-instance anyway, would share nothing across nodes either).
+   */
+  readonly answersAtCacheSpeed: boolean = true;
   private readonly sweepIntervalMs: number;
   private nextSweepAt: number;
 
@@ -197,5 +202,10 @@ export class InMemoryIdempotencyRecordStore
 
 /** Stored bytes never alias the caller's buffers, in either direction. */
 function copyOf(encoded: EncodedResponse): EncodedResponse {
-  return { ...encoded, body: encoded.body && new Uint8Array(encoded.body) };
+  return {
+    status: encoded.status,
+    headers: encoded.headers,
+    bodyKind: encoded.bodyKind,
+    body: encoded.body && new Uint8Array(encoded.body),
+  };
 }

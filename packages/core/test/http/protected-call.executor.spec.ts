@@ -26,9 +26,9 @@ class ManualClock {
   now = () => this.time;
 }
 
-/** The in-memory store declaring Redis' speed, so the executor uses it without the guard. */
-class CacheSpeedRecordStore extends InMemoryIdempotencyRecordStore {
-  readonly answersAtCacheSpeed = true;
+/** The in-memory store posing as a SQL one, so the executor puts the guard flight in front. */
+class GuardedRecordStore extends InMemoryIdempotencyRecordStore {
+  override readonly answersAtCacheSpeed = false;
 }
 
 function nodeOn(store = new InMemoryIdempotencyRecordStore(), clock?: ManualClock) {
@@ -87,8 +87,8 @@ function gate() {
 }
 
 describe.each([
-  ['behind the guard flight', InMemoryIdempotencyRecordStore],
-  ['on a store that answers at cache speed, alone', CacheSpeedRecordStore],
+  ['behind the guard flight', GuardedRecordStore],
+  ['on a store that answers at cache speed, alone', InMemoryIdempotencyRecordStore],
 ])('ProtectedCallExecutor: idempotent routes, %s', (_, Store) => {
   const node = (store: InMemoryIdempotencyRecordStore = new Store(), clock?: ManualClock) =>
     nodeOn(store, clock);
@@ -217,7 +217,7 @@ describe.each([
       reason: expect.any(IdempotencyMismatchError),
     });
     // Behind the guard its result cache answers all; alone, one begin answers the 30, one the other.
-    expect(begin).toHaveBeenCalledTimes(Store === CacheSpeedRecordStore ? 2 : 0);
+    expect(begin).toHaveBeenCalledTimes(Store === GuardedRecordStore ? 0 : 2);
   });
 
   it("refuses, under onBusy: 'reject', duplicates that joined before the handler started", async () => {
@@ -363,7 +363,7 @@ describe.each([
         });
       await call();
       await call();
-      const guarded = Store === InMemoryIdempotencyRecordStore || onBusy === 'wait';
+      const guarded = Store === GuardedRecordStore || onBusy === 'wait';
       expect(acquire).toHaveBeenCalledTimes(guarded ? 2 : 0);
     }
   });
@@ -530,8 +530,8 @@ describe('ProtectedCallExecutor: the signal handed to the handler', () => {
     );
 
   it.each([
-    ['behind the guard flight', InMemoryIdempotencyRecordStore],
-    ['on a store that answers at cache speed, alone', CacheSpeedRecordStore],
+    ['behind the guard flight', GuardedRecordStore],
+    ['on a store that answers at cache speed, alone', InMemoryIdempotencyRecordStore],
   ])('aborts when the record is taken over (%s)', async (_, Store) => {
     const clock = new ManualClock();
     const store = new Store({ clock });
