@@ -1,4 +1,5 @@
-import type { OncelyOutcome } from '../events/oncely-event.js';
+import type { OncelyEvent, OncelyOutcome } from '../events/oncely-event.js';
+import { OncelyEventDispatcher } from '../events/oncely-event-dispatcher.js';
 import { LeaseLostError } from '../record/lease-lost.error.js';
 import { FlightBusyError } from './flight-busy.error.js';
 import {
@@ -7,7 +8,6 @@ import {
   type FlightCoordinator,
   type FlightOutcome,
 } from './flight-coordinator.port.js';
-import { FlightEventDispatcher } from './flight-event-dispatcher.js';
 import type {
   FailurePolicy,
   FlightContext,
@@ -66,7 +66,7 @@ interface Landing<T> extends FlightResult<T> {
  */
 export class SingleFlight {
   readonly #options: ResolvedEngineOptions;
-  readonly #events: FlightEventDispatcher;
+  readonly #events: OncelyEventDispatcher;
   readonly #codec: ResultCodec;
   readonly #flights = new Map<string, Promise<Landing<unknown>>>();
 
@@ -75,7 +75,7 @@ export class SingleFlight {
     options: SingleFlightOptions = {},
   ) {
     this.#options = resolveEngineOptions(options);
-    this.#events = new FlightEventDispatcher(this.#options.listeners);
+    this.#events = new OncelyEventDispatcher(this.#options.listeners);
     this.#codec = new ResultCodec(this.#options.maxResultBytes);
   }
 
@@ -335,14 +335,16 @@ export class SingleFlight {
     startedAt: number,
     error: unknown,
   ): void {
-    this.#events.emit({
+    if (!this.#events.active) return;
+    const event: { -readonly [K in keyof OncelyEvent]: OncelyEvent[K] } = {
       mechanism: 'single-flight',
       outcome,
       operation,
       key,
       durationMs: performance.now() - startedAt,
-      ...(error === undefined ? {} : { error }),
-    });
+    };
+    if (error !== undefined) event.error = error;
+    this.#events.emit(event);
   }
 }
 

@@ -1,4 +1,5 @@
 import type { OncelyEvent, OncelyEventListener, OncelyOutcome } from '../events/oncely-event.js';
+import { OncelyEventDispatcher } from '../events/oncely-event-dispatcher.js';
 import { systemClock, type Clock } from '../flight/clock.js';
 import { FlightBusyError } from '../flight/flight-busy.error.js';
 import type { FlightResult, FlightRunOptions, FlightWork } from '../flight/flight.types.js';
@@ -99,6 +100,7 @@ const POLL_MAX_MS = 1_000;
  */
 export class ProtectedCallExecutor {
   readonly #clock: Clock;
+  readonly #events: OncelyEventDispatcher;
   /**
    * Calls of this process per key, for `onBusy: 'reject'` duplicates that would join locally:
    * refused only while the handler really runs, not while the first call merely reads a replay.
@@ -107,6 +109,7 @@ export class ProtectedCallExecutor {
 
   constructor(private readonly engines: ProtectedCallEngines) {
     this.#clock = engines.clock ?? systemClock;
+    this.#events = new OncelyEventDispatcher(engines.events ?? []);
   }
 
   async execute(call: ProtectedCall): Promise<ProtectedCallResult> {
@@ -494,21 +497,16 @@ export class ProtectedCallExecutor {
     startedAt?: number,
     error?: unknown,
   ): void {
-    const event: OncelyEvent = {
+    if (!this.#events.active) return;
+    const event: { -readonly [K in keyof OncelyEvent]: OncelyEvent[K] } = {
       mechanism,
       outcome,
       operation,
       key,
-      ...(startedAt !== undefined && { durationMs: this.#clock.now() - startedAt }),
-      ...(error !== undefined && { error }),
     };
-    for (const listener of this.engines.events ?? []) {
-      try {
-        listener(event);
-      } catch {
-        // Observability must never change the outcome of a call.
-      }
-    }
+    if (startedAt !== undefined) event.durationMs = this.#clock.now() - startedAt;
+    if (error !== undefined) event.error = error;
+    this.#events.emit(event);
   }
 }
 
@@ -540,7 +538,9 @@ function shareable(
 }
 
 function replayOf(response: StoredResponse): HttpResponse {
-  return { ...response, headers: { ...response.headers, [REPLAYED_HEADER]: 'true' } };
+  const headers: Record<string, string> = { ...response.headers };
+  headers[REPLAYED_HEADER] = 'true';
+  return { status: response.status, headers, body: response.body };
 }
 
 /**

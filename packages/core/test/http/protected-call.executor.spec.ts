@@ -572,3 +572,41 @@ describe('ProtectedCallExecutor: the signal handed to the handler', () => {
     expect(reason).toBeInstanceOf(LeaseLostError);
   });
 });
+
+describe('ProtectedCallExecutor: event listeners', () => {
+  it('ignores listeners that throw or reject, without an unhandled rejection', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const seen: string[] = [];
+      const executor = new ProtectedCallExecutor(
+        createProtectionEngines({
+          coordinator: new InMemoryFlightCoordinator({ sweepInterval: 0 }),
+          store: new InMemoryIdempotencyRecordStore(),
+          events: [
+            () => {
+              throw new Error('listener bug');
+            },
+            async () => Promise.reject(new Error('async listener bug')),
+            (event) => seen.push(event.outcome),
+          ],
+        }),
+      );
+      const route = idempotentRoute();
+      const call = () =>
+        executor.execute({
+          route,
+          keys: resolveCallKeys(route, request('k-listeners')),
+          handler: async () => json({ ok: true }),
+        });
+      await expect(call()).resolves.toMatchObject({ replayed: false });
+      await expect(call()).resolves.toMatchObject({ replayed: true });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(seen).toEqual(['executed', 'replayed']);
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+});

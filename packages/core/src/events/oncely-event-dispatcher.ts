@@ -1,8 +1,13 @@
-import type { OncelyEvent, OncelyEventListener } from '../events/oncely-event.js';
+import type { OncelyEvent, OncelyEventListener } from './oncely-event.js';
 
-/** Delivers events to listeners, isolating the flight from any listener that throws. */
-export class FlightEventDispatcher {
+/** Delivers events to listeners, isolating the call from any listener that throws or rejects. */
+export class OncelyEventDispatcher {
   constructor(private readonly listeners: readonly OncelyEventListener[]) {}
+
+  /** Whether anyone listens: callers skip building events nobody reads. */
+  get active(): boolean {
+    return this.listeners.length > 0;
+  }
 
   emit(event: OncelyEvent): void {
     for (const listener of this.listeners) {
@@ -11,7 +16,7 @@ export class FlightEventDispatcher {
         // An async listener's rejection would otherwise surface as an unhandled rejection.
         if (returned instanceof Promise) returned.catch(ignore);
       } catch {
-        // Observability must never change the outcome of a flight.
+        // Observability must never change the outcome of a call.
       }
     }
   }
