@@ -9,6 +9,7 @@ export const DEFAULT_MAX_RESULT_BYTES = 1024 * 1024;
  * wrapped in an `object` tag, so user data can never be mistaken for a tag.
  */
 const TAG = '$t';
+const TAG_KEY_TEXT = `${JSON.stringify(TAG)}:`;
 
 type Tagged =
   | { [TAG]: 'undefined' }
@@ -44,7 +45,11 @@ export class ResultCodec {
   }
 
   decode(payload: string): unknown {
-    return decodeValue(JSON.parse(payload));
+    const parsed: unknown = JSON.parse(payload);
+    // `JSON.stringify` writes every tag key as exactly `"$t":`; a payload without that text holds
+    // no tag, and what `JSON.parse` built (`__proto__` keys included, as own properties) is the
+    // value itself, with no second walk over it.
+    return payload.includes(TAG_KEY_TEXT) ? decodeValue(parsed) : parsed;
   }
 }
 

@@ -9,11 +9,21 @@ export function handlerContext(
   signalOf: () => AbortSignal,
   transaction: unknown = undefined,
 ): HandlerContext {
-  let signal: AbortSignal | undefined;
-  return {
-    get signal() {
-      return (signal ??= signalOf());
-    },
-    ...(transaction !== undefined && { transaction }),
-  };
+  return new LazySignalContext(signalOf, transaction);
+}
+
+class LazySignalContext implements HandlerContext {
+  readonly #signalOf: () => AbortSignal;
+  #signal: AbortSignal | undefined;
+  declare readonly transaction?: unknown;
+
+  constructor(signalOf: () => AbortSignal, transaction: unknown) {
+    this.#signalOf = signalOf;
+    // Only a transactional call has the property at all, as `HandlerContext` documents.
+    if (transaction !== undefined) (this as { transaction?: unknown }).transaction = transaction;
+  }
+
+  get signal(): AbortSignal {
+    return (this.#signal ??= this.#signalOf());
+  }
 }

@@ -74,6 +74,19 @@ describe('ResultCodec', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
+  it('decodes tag-free payloads as parsed, and text that merely looks like a tag as data', () => {
+    const plain = { status: 201, body: { kind: 'json', value: { id: 7, tags: ['a'] } } };
+    expect(codec.decode(codec.encode(plain))).toStrictEqual(plain);
+    const lookalikes = { note: 'a "$t": b', 'key "$t":': { $t: 'x' }, at: new Date(0) };
+    expect(roundTrip(lookalikes)).toStrictEqual(lookalikes);
+    const withProto = JSON.parse('{"__proto__": {"at": 1}, "when": 1}') as Record<string, unknown>;
+    withProto.when = new Date(5);
+    const decoded = roundTrip(withProto) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(decoded)).toBe(Object.prototype);
+    expect(decoded.when).toEqual(new Date(5));
+    expect(Object.getOwnPropertyDescriptor(decoded, '__proto__')?.value).toEqual({ at: 1 });
+  });
+
   it('stores what toJSON returns, as JSON.stringify does', () => {
     const money = { toJSON: () => '12.50' };
     expect(roundTrip({ money })).toEqual({ money: '12.50' });
