@@ -1,5 +1,8 @@
 import type { OncelyEvent, OncelyEventListener } from './oncely-event.js';
 
+/** An event being filled in before `emit`: optional members are set only when present. */
+export type OncelyEventDraft = { -readonly [K in keyof OncelyEvent]: OncelyEvent[K] };
+
 /** Delivers events to listeners, isolating the call from any listener that throws or rejects. */
 export class OncelyEventDispatcher {
   constructor(private readonly listeners: readonly OncelyEventListener[]) {}

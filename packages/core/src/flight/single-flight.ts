@@ -1,5 +1,5 @@
-import type { OncelyEvent, OncelyOutcome } from '../events/oncely-event.js';
-import { OncelyEventDispatcher } from '../events/oncely-event-dispatcher.js';
+import type { OncelyOutcome } from '../events/oncely-event.js';
+import { OncelyEventDispatcher, type OncelyEventDraft } from '../events/oncely-event-dispatcher.js';
 import { LeaseLostError } from '../record/lease-lost.error.js';
 import { FlightBusyError } from './flight-busy.error.js';
 import {
@@ -336,7 +336,7 @@ export class SingleFlight {
     error: unknown,
   ): void {
     if (!this.#events.active) return;
-    const event: { -readonly [K in keyof OncelyEvent]: OncelyEvent[K] } = {
+    const event: OncelyEventDraft = {
       mechanism: 'single-flight',
       outcome,
       operation,

@@ -1,5 +1,5 @@
 import type { OncelyEvent, OncelyEventListener, OncelyOutcome } from '../events/oncely-event.js';
-import { OncelyEventDispatcher } from '../events/oncely-event-dispatcher.js';
+import { OncelyEventDispatcher, type OncelyEventDraft } from '../events/oncely-event-dispatcher.js';
 import { systemClock, type Clock } from '../flight/clock.js';
 import { FlightBusyError } from '../flight/flight-busy.error.js';
 import type { FlightResult, FlightRunOptions, FlightWork } from '../flight/flight.types.js';
@@ -498,7 +498,7 @@ export class ProtectedCallExecutor {
     error?: unknown,
   ): void {
     if (!this.#events.active) return;
-    const event: { -readonly [K in keyof OncelyEvent]: OncelyEvent[K] } = {
+    const event: OncelyEventDraft = {
       mechanism,
       outcome,
       operation,
