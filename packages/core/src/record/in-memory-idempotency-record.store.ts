@@ -54,8 +54,9 @@ export class InMemoryIdempotencyRecordStore
   private readonly records = new Map<string, MemoryRecord>();
   private readonly clock: Clock;
   /**
-   * `begin` answers from this process's memory: a guard flight in front could only add work
-   * (and, the store being single-instance anyway, would share nothing across nodes either).
+   * `begin` answers from this process's memory, faster than a guard flight in front of it could.
+   * Records are this process's alone, so a service of several instances needs a shared store
+   * whatever the coordinator (in production the module refuses to start on this one otherwise).
    */
   readonly answersAtCacheSpeed: boolean = true;
   private readonly sweepIntervalMs: number;
