@@ -137,18 +137,19 @@ async function runAlternated(
       const result = await runLoad(urlOf(contender), contender.request, connections, { seconds });
       const cpuAfter = [processCpuMs(pid), await redisCpuMs(redis), postgresCpuMs()] as const;
       const delta = commandDelta(before, await commandCounts(redis));
+      const serverCpuUsPerRequest = ((cpuAfter[0] - cpuBefore[0]) * 1000) / result.requests;
       measured.get(contender.id)!.push({
         ...result,
         round,
         redisCommands: totalOf(delta),
         redisCommandsByName: delta,
-        serverCpuUsPerRequest: ((cpuAfter[0] - cpuBefore[0]) * 1000) / result.requests,
+        serverCpuUsPerRequest,
         redisCpuUsPerRequest: ((cpuAfter[1] - cpuBefore[1]) * 1000) / result.requests,
         postgresCpuUsPerRequest:
           (postgresCpuDeltaMs(cpuBefore[2], cpuAfter[2]) * 1000) / result.requests,
       });
       log(
-        `  ${platform} c=${connections} round ${round} ${contender.id.padEnd(26)} ${result.rps.toFixed(0).padStart(6)} req/s  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms  cpu ${(((cpuAfter[0] - cpuBefore[0]) * 1000) / result.requests).toFixed(0)} µs/req${result.failures ? `  FAILURES ${result.failures} ${JSON.stringify(result.statuses)}` : ''}`,
+        `  ${platform} c=${connections} round ${round} ${contender.id.padEnd(26)} ${result.rps.toFixed(0).padStart(6)} req/s  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms  cpu ${serverCpuUsPerRequest.toFixed(0)} µs/req${result.failures ? `  FAILURES ${result.failures} ${JSON.stringify(result.statuses)}` : ''}`,
       );
     }
   }
