@@ -1,0 +1,81 @@
+import type { ConformanceApp } from './conformance-harness.js';
+
+/** A response as the cases look at it. Header names are lower-case. */
+export interface ConformanceResponse {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly setCookie: readonly string[];
+  readonly bytes: Buffer;
+  readonly text: string;
+  /** The parsed JSON body, or `undefined` when the body is not JSON. */
+  readonly body: Record<string, unknown> | undefined;
+}
+
+export interface ConformanceRequest {
+  /** Sent as `idempotency-key` when given. */
+  readonly key?: string;
+  /** Sent as `x-tenant` when given. */
+  readonly tenant?: string;
+  /** Sent as `x-principal`, JSON with every non-ASCII character escaped. */
+  readonly principal?: unknown;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Sent as JSON; `{}` when neither this nor `rawBody` is given on a POST. */
+  readonly body?: unknown;
+  /** Sent as is, declared as JSON. */
+  readonly rawBody?: string;
+}
+
+/** JSON whose non-ASCII characters are `\u` escapes, so it fits a header byte for byte. */
+export function asciiJson(value: unknown): string {
+  return JSON.stringify(value).replace(
+    /[\u007f-\uffff]/g,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+/** Speaks HTTP to one app with `fetch`, over kept-alive connections. */
+export class ConformanceClient {
+  constructor(private readonly app: ConformanceApp) {}
+
+  post(path: string, request: ConformanceRequest = {}): Promise<ConformanceResponse> {
+    return this.send('POST', path, request);
+  }
+
+  get(path: string, request: ConformanceRequest = {}): Promise<ConformanceResponse> {
+    return this.send('GET', path, request);
+  }
+
+  async send(
+    method: string,
+    path: string,
+    request: ConformanceRequest,
+  ): Promise<ConformanceResponse> {
+    const headers: Record<string, string> = { ...request.headers };
+    if (request.key !== undefined) headers['idempotency-key'] = request.key;
+    if (request.tenant !== undefined) headers['x-tenant'] = request.tenant;
+    if (request.principal !== undefined) headers['x-principal'] = asciiJson(request.principal);
+    let body: string | undefined;
+    if (method !== 'GET') {
+      headers['content-type'] ??= 'application/json';
+      body = request.rawBody ?? JSON.stringify(request.body ?? {});
+    }
+    const response = await fetch(`${this.app.baseUrl}${path}`, { method, headers, body });
+    const bytes = Buffer.from(await response.arrayBuffer());
+    const text = bytes.toString('utf8');
+    let parsed: Record<string, unknown> | undefined;
+    try {
+      const value: unknown = JSON.parse(text);
+      parsed = typeof value === 'object' && value !== null ? (value as typeof parsed) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    return {
+      status: response.status,
+      headers: Object.fromEntries(response.headers),
+      setCookie: response.headers.getSetCookie(),
+      bytes,
+      text,
+      body: parsed,
+    };
+  }
+}

@@ -1,0 +1,157 @@
+import type { ConformanceProbe } from './conformance-probe.js';
+
+/**
+ * The password hash the fixture's user view carries and its serializer must drop: it must never
+ * reach a client, a record or a result cache.
+ */
+export const CONFORMANCE_SECRET = 'argon2id$conformance-secret-never-stored';
+
+/**
+ * What a harness's framework can express. Cases that need a capability the harness does not
+ * declare are left out and named in `HttpConformanceSuite.leftOut`, never silently skipped.
+ */
+export type HttpConformanceCapability =
+  /** Handlers may write the platform response themselves: `res.write`, `res.end`, `pipe`. */
+  | 'raw-response-writes'
+  /** Handlers may pass an error on with `next(error)`. */
+  | 'next-error'
+  /** `ConformanceApp.records()` and `storedText()` see what oncely kept. */
+  | 'storage-inspection';
+
+/** What the suite asks of each app it starts; a fresh app is started for every case. */
+export interface ConformanceAppSettings {
+  /** Counts executions, holds handlers at gates and sees arrivals; see the fixture contract. */
+  readonly probe: ConformanceProbe;
+  /** oncely's namespace for this app, unique per case. */
+  readonly namespace: string;
+  /** How the catch-all error handler is registered: one of `catchAllRegistrations`. */
+  readonly catchAll: string;
+  /** Install the app-wide timeout layer (0.8 s); off unless a case needs it. */
+  readonly timeoutLayer: boolean;
+  /** A per-tenant record quota (in-memory quota), when the case tests it. */
+  readonly recordQuota?: { readonly limit: number; readonly windowMs: number };
+  /**
+   * Add the two collision routes `POST /collisions/a` and `POST /collisions/b`, both claiming
+   * operation `collision` with identical options (scope `user.tenantId`), marked `shared: true`
+   * on both when `'shared'`; each answers 201 `{ route: 'a' | 'b', execution: hit('collision') }`.
+   */
+  readonly collidingRoutes?: 'unmarked' | 'shared';
+}
+
+/** A started fixture app. */
+export interface ConformanceApp {
+  /** `http://host:port`, no trailing slash. */
+  readonly baseUrl: string;
+  /** Stops the app and frees what it opened (drop open connections: cases may leave some). */
+  close(): Promise<void>;
+  /** With `storage-inspection`: how many responses oncely has kept (completed records). */
+  records?(): Promise<number>;
+  /** With `storage-inspection`: the text of everything oncely stored, records and results. */
+  storedText?(): Promise<string>;
+}
+
+/**
+ * One integration (framework + platform) under test. `start` builds an app following the
+ * fixture contract below; it may reject (a boot error), which some cases expect.
+ *
+ * ## Fixture contract
+ *
+ * App-wide layers, registered the framework's usual way:
+ * - **auth** (before oncely): calls `probe.arrive(path)`; sets `request.user` to the JSON of
+ *   header `x-principal` (sent ASCII-escaped), else to `{ tenantId: <x-tenant> }` when that header
+ *   is present; sets `request.principal` to the JSON of `x-alt-principal`. oncely reads the
+ *   principal from `request.user`, or `request.principal` when there is no user, through its
+ *   documented extension point (Nest: `keyContext`; Express: `resolveUser`).
+ * - **serializer**: a user view returned by a handler is sent as `{ id, name, displayName }`
+ *   (`displayName` = `` `${name} (${id.slice(0, 4)})` ``), never with its `passwordHash`
+ *   (Nest: global `ClassSerializerInterceptor` as `APP_INTERCEPTOR`; Express: response shaping).
+ * - **validation**: bodies are whitelisted (unknown fields stripped, Nest: global
+ *   `ValidationPipe({ whitelist: true })`, no oncely `validation` option). An order is
+ *   `{ customer: non-empty string, lines: [{ sku: non-empty string, quantity: integer >= 1 }] }`;
+ *   a pay body is `{ orderId: /^[A-Za-z0-9-]{1,64}$/, amount: /^\d{1,9}\.\d{2}$/ }`. JSON bodies
+ *   over 100 KiB are refused with 413.
+ * - **catch-all error handler** (registered as `settings.catchAll` says): answers an error with its
+ *   status and a JSON body carrying the error's fields (`message`, `execution`); for oncely's
+ *   problems it keeps the problem body as `application/problem+json`.
+ * - **timeout layer** when `settings.timeoutLayer`: answers `timeoutStatus` after 0.8 s.
+ *
+ * Routes (idempotent ones: scope `user.tenantId`, key header `idempotency-key` required; `hit(n)`
+ * is `probe.hit(n)`, `pass(g)` is `await probe.pass(g)`; thrown errors go to the catch-all):
+ * - `POST /orders` op `order-create`: validated order; `hit('order-create')`; 201,
+ *   `Location: /orders/latest`, `{ id: uuid, execution, customer, lines: lines.length }`.
+ * - `POST /orders/slow` op `order-slow`: `hit('order-slow')`, `pass('slow:' + customer)`; 201
+ *   `{ id, execution }`. `POST /orders/slow-wait` the same with op `order-slow-wait`,
+ *   `onBusy: 'wait'`, `wait: 30000`, gate `'slow-wait:' + customer`.
+ * - `POST /orders/payments` op `payment`, `idempotencyKey: 'ignored'`, `target: 'body.customer'`,
+ *   `missingUserStatus: 401`: validated order; 200 `{ paid: hit('payment'), customer }`.
+ * - `POST /statuses/:code` op `status`, `target: 'params.code'`: `hit('status:' + code)`; sets the
+ *   status through the platform (`res.status(code)`, Fastify `reply.code(code)`); `{ execution }`.
+ * - `POST /flaky` op `flaky`: `hit('flaky')`; the first execution throws a 500; then 201
+ *   `{ execution }`. `POST /rejected` op `rejected`: throws a 400 carrying
+ *   `{ message: 'out of stock', execution: hit('rejected') }`.
+ * - `POST /big` op `big`, `maxResponseBytes: 64`: `hit('big')`; 201 `{ padding: 'x' × 200 }`.
+ * - `POST /refunds/v1` (201) and `POST /refunds/v2` (200), both op `refund`, `shared: true`:
+ *   `{ refund: hit('refund'), version: 1 | 2 }`.
+ * - `POST /bytes` op `bytes`: `hit('bytes')`; `application/octet-stream`, 4096 random bytes.
+ * - `POST /headers` op `headers`, `replayHeaders: ['x-order-version']`: sets `ETag: "v1"`,
+ *   `Set-Cookie: session=<random>`, `X-Order-Version: 7`, `X-Debug: per-response`;
+ *   `{ execution: hit('headers') }`.
+ * - `POST /users` op `user-create`: body `{ name }`; `hit('user-create')`; returns a user view
+ *   `{ id: uuid, name, passwordHash: CONFORMANCE_SECRET }`; 201.
+ * - `POST /slow-users` op `slow-user`: `hit('slow-user')`, `pass('slow-user:' + name)`, then as
+ *   `/users`.
+ * - `POST /hung` op `hung`, `maxDuration: 1000`, `onBusy: 'wait'`, `wait: 10000`:
+ *   `n = hit('hung')`, `pass('hung:' + n)`; 201 `{ execution: n }`.
+ * - `POST /held-wait` op `held-wait`, `onBusy: 'wait'`, `wait: 1000`: `n = hit('held-wait')`,
+ *   `pass('held-wait:' + n)`; 201 `{ execution: n }`.
+ * - `POST /transient` op `transient`, `onBusy: 'wait'`, `wait: 10000`: `n = hit('transient')`;
+ *   when `n === 1`: `pass('transient:1')`, then throws a 503; else 201 `{ id: uuid, execution: n }`.
+ * - `POST /pay` op `pay`, `target: 'body.orderId'`, `missingUserStatus: 401`: validated pay body;
+ *   201 `{ tenant: user.tenantId, orderId, amount, executions: hit('pay') }`.
+ *   `POST /echo` op `echo`, `missingUserStatus: 401`, no validation (the whole body keys):
+ *   201 `{ tenant: user.tenantId, executions: hit('echo') }`.
+ * - SingleFlight (no client key, not scoped): `GET /users/:id` op `user-read`,
+ *   `target: 'params.id'`, `input: []`, `resultTtl: 60000`: `hit('user-read:' + id)`; the user view
+ *   `{ id, name: 'Ada', passwordHash: CONFORMANCE_SECRET }`. `GET /reports/:id` op `report`,
+ *   `resultTtl: 60000`: `hit('report:' + id)`, `pass('report:' + id)`;
+ *   `{ id, execution, renderedBy: uuid }`. `GET /reports/:id/strict` op `report-strict`,
+ *   `onBusy: 'reject'`, `resultTtl: 0`: `hit('strict:' + id)`, `pass('strict:' + id)`;
+ *   `{ id, execution }`. `GET /reports/:id/invalid` op `report-invalid`, `errorTtl: 60000`:
+ *   throws a 400 carrying `{ message: 'unknown report', execution: hit('invalid:' + id) }`.
+ *   `GET /lookups/:status/:id` op `lookup-status`, `target: 'params.id'`, `resultTtl: 60000`,
+ *   `errorTtl: 60000`: `hit('lookup:' + id)`, `pass('lookup:' + id)`, sets the status through the
+ *   platform; `{ id, execution }`.
+ * - With `raw-response-writes`: `POST /chunks` op `chunks` writes `{"a":` and `1` with
+ *   `res.write` and ends with `}` (`Content-Type: application/json`); `POST /double-json` op
+ *   `double-json` calls `res.json({ n: 1 })` then `res.json({ n: 2 })`; `POST /json-then-error`
+ *   op `json-then-error` calls `res.json({ ok: true })` then passes an error on; `POST /stream` op
+ *   `stream` pipes a readable of two chunks into the response. Each `hit`s its op name.
+ * - With `next-error`: `POST /next-error` op `next-error` passes on a 422 carrying
+ *   `{ message: 'passed on', execution: hit('next-error') }`.
+ */
+export interface HttpConformanceHarness {
+  /** Names the runner, e.g. `'Nest on Fastify'`. */
+  readonly name: string;
+  readonly capabilities: readonly HttpConformanceCapability[];
+  /** Ways the app registers its catch-all error handler; the first is used by most cases. */
+  readonly catchAllRegistrations: readonly string[];
+  /** Status the app's timeout layer answers with. */
+  readonly timeoutStatus: number;
+  /** How the framework names the two collision routes in a start-up error. */
+  readonly collisionRouteNames: readonly [string, string];
+  /** The platform's body parser refuses an empty body sent as JSON (Fastify does). */
+  readonly refusesEmptyJsonBody?: boolean;
+  start(settings: ConformanceAppSettings): Promise<ConformanceApp>;
+}
+
+/** One named, runner-agnostic case: resolves on success, throws an `AssertionError` otherwise. */
+export interface HttpConformanceCase {
+  readonly name: string;
+  readonly run: () => Promise<void>;
+}
+
+/** The cases a harness runs, and those it leaves out for lack of a capability. */
+export interface HttpConformanceSuite {
+  readonly cases: readonly HttpConformanceCase[];
+  readonly leftOut: readonly { readonly name: string; readonly needs: readonly string[] }[];
+}

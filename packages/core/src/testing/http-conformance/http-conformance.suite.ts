@@ -1,0 +1,61 @@
+import { bootCases } from './boot.cases.js';
+import { catchAllCases } from './catch-all.cases.js';
+import { runCase, type CaseDefinition } from './conformance-case.js';
+import type {
+  HttpConformanceCase,
+  HttpConformanceHarness,
+  HttpConformanceSuite,
+} from './conformance-harness.js';
+import { heldKeyCases } from './held-key.cases.js';
+import { hostileInputCases } from './hostile-input.cases.js';
+import { idempotencyCases } from './idempotency.cases.js';
+import { rawResponseCases } from './raw-response.cases.js';
+import { scopeIdentityCases } from './scope-identity.cases.js';
+import { serializerCases } from './serializer.cases.js';
+import { singleFlightCases } from './single-flight.cases.js';
+import { statusCases } from './status.cases.js';
+import { validationCases } from './validation.cases.js';
+
+/** Every case of the suite, by topic. */
+export const HTTP_CONFORMANCE_CASES: readonly CaseDefinition[] = [
+  ...idempotencyCases,
+  ...validationCases,
+  ...statusCases,
+  ...singleFlightCases,
+  ...serializerCases,
+  ...heldKeyCases,
+  ...rawResponseCases,
+  ...catchAllCases,
+  ...scopeIdentityCases,
+  ...bootCases,
+  ...hostileInputCases,
+];
+
+/**
+ * The HTTP behaviour every oncely integration must show, as named async cases for any test
+ * runner. Each case starts a fresh app from the harness (see `HttpConformanceHarness` for the
+ * fixture contract), speaks HTTP to it with `fetch`, and asserts with `node:assert`. Cases the
+ * harness cannot express are listed in `leftOut` with what they need, not run.
+ */
+export function httpConformanceSuite(harness: HttpConformanceHarness): HttpConformanceSuite {
+  const cases: HttpConformanceCase[] = [];
+  const leftOut: { name: string; needs: string[] }[] = [];
+  for (const definition of HTTP_CONFORMANCE_CASES) {
+    const missing = (definition.needs ?? []).filter((need) => !harness.capabilities.includes(need));
+    if (missing.length > 0) {
+      leftOut.push({ name: definition.name, needs: missing });
+      continue;
+    }
+    if (definition.perCatchAll) {
+      for (const catchAll of harness.catchAllRegistrations) {
+        cases.push({
+          name: `${definition.name} (catch-all via ${catchAll})`,
+          run: () => runCase(harness, definition, { catchAll }),
+        });
+      }
+      continue;
+    }
+    cases.push({ name: definition.name, run: () => runCase(harness, definition) });
+  }
+  return { cases, leftOut };
+}
