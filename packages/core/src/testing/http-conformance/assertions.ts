@@ -3,14 +3,22 @@ import type { ConformanceResponse } from './conformance-client.js';
 
 /** Asserts an RFC 9457 problem response of the given status and `type`. */
 export function assertProblem(response: ConformanceResponse, status: number, type: string): void {
-  assert.equal(response.status, status, `expected ${status}, got ${response.status}: ${response.text}`);
+  assert.equal(
+    response.status,
+    status,
+    `expected ${status}, got ${response.status}: ${response.text}`,
+  );
   assert.match(response.headers['content-type'] ?? '', /^application\/problem\+json/);
   assert.equal(response.body?.type, type, `problem type of ${response.text}`);
 }
 
 /** Asserts a replay: same status and body bytes as the first response, marked as replayed. */
 export function assertReplayOf(replay: ConformanceResponse, first: ConformanceResponse): void {
-  assert.equal(replay.headers['idempotent-replayed'], 'true', `not a replay: ${replay.status} ${replay.text}`);
+  assert.equal(
+    replay.headers['idempotent-replayed'],
+    'true',
+    `not a replay: ${replay.status} ${replay.text}`,
+  );
   assert.equal(replay.status, first.status);
   assert.equal(replay.text, first.text);
 }

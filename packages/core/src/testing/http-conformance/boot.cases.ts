@@ -16,7 +16,10 @@ export const bootCases: readonly CaseDefinition[] = [
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         for (const route of harness.collisionRouteNames) {
-          assert.ok(message.includes(route), `the start-up error does not name ${route}: ${message}`);
+          assert.ok(
+            message.includes(route),
+            `the start-up error does not name ${route}: ${message}`,
+          );
         }
         assert.match(message, /collision/);
         return;

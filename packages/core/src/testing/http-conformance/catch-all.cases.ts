@@ -17,7 +17,11 @@ export const catchAllCases: readonly CaseDefinition[] = [
       const customer = `caught-${randomUUID()}`;
       const first = http.post('/orders/slow', { key, tenant: 't-1', body: order(customer) });
       await probe.entered(`slow:${customer}`);
-      const duplicate = await http.post('/orders/slow', { key, tenant: 't-1', body: order(customer) });
+      const duplicate = await http.post('/orders/slow', {
+        key,
+        tenant: 't-1',
+        body: order(customer),
+      });
       assertProblem(duplicate, 409, ProblemType.requestInFlight);
       assertRetryAfter(duplicate);
       probe.open(`slow:${customer}`);

@@ -25,7 +25,10 @@ export interface CaseDefinition {
   /** Run once per catch-all registration of the harness, the name saying which. */
   readonly perCatchAll?: boolean;
   /** Cases that expect `start` itself to fail get the harness and the settings instead. */
-  readonly boot?: (harness: HttpConformanceHarness, settings: ConformanceAppSettings) => Promise<void>;
+  readonly boot?: (
+    harness: HttpConformanceHarness,
+    settings: ConformanceAppSettings,
+  ) => Promise<void>;
   readonly run?: (context: CaseContext) => Promise<void>;
 }
 

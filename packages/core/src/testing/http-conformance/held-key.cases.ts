@@ -13,7 +13,10 @@ async function answered(
 ): Promise<ConformanceResponse> {
   let timer: NodeJS.Timeout | undefined;
   const limit = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new assert.AssertionError({ message: `${what} never answered` })), limitMs);
+    timer = setTimeout(
+      () => reject(new assert.AssertionError({ message: `${what} never answered` })),
+      limitMs,
+    );
   });
   try {
     return await Promise.race([pending, limit]);

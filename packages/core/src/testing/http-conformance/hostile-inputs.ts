@@ -39,8 +39,24 @@ const asWireBytes = (text: string) => Buffer.from(text, 'utf8').toString('latin1
 const sendable = (value: string) => /^[\t\x20-\x7e\x80-\xff]*$/.test(value);
 const INJECTION = [':', ',', '%', '{', '}', '%3A', '%25', '"', '\\', ';', '=', ' '];
 const KEY_CONSTANTS = [
-  '""', '"a";p=1', '"a", "b"', 'a, b', ':YWJj:', '?1', '42', '"unterminated', '"esc\\"aped"',
-  '"bad\\escape"', '*', '@x', '"é"', ' "padded" ', 'tok:en', 'a{b}c', '%00', '\t"tab"\t',
+  '""',
+  '"a";p=1',
+  '"a", "b"',
+  'a, b',
+  ':YWJj:',
+  '?1',
+  '42',
+  '"unterminated',
+  '"esc\\"aped"',
+  '"bad\\escape"',
+  '*',
+  '@x',
+  '"é"',
+  ' "padded" ',
+  'tok:en',
+  'a{b}c',
+  '%00',
+  '\t"tab"\t',
 ];
 const TOKEN = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-';
 
@@ -49,7 +65,9 @@ function keyCandidate(random: HostileRandom): string {
     case 0:
       return random.chars(0, 40, () => random.int(0x20, 0x7e));
     case 1:
-      return asWireBytes(random.chars(1, 20, () => random.pick([0xe9, 0x1f600, 0x4e2d, 0x301, 0x41])));
+      return asWireBytes(
+        random.chars(1, 20, () => random.pick([0xe9, 0x1f600, 0x4e2d, 0x301, 0x41])),
+      );
     case 2:
       return asWireBytes(random.chars(1, 20, () => random.int(0x80, 0x7ff)));
     case 3:
@@ -60,7 +78,9 @@ function keyCandidate(random: HostileRandom): string {
       return 'x'.repeat(random.int(1, 20_000));
     case 6:
       return Array.from({ length: random.int(1, 8) }, () =>
-        random.next() < 0.5 ? random.pick(INJECTION) : random.chars(1, 6, () => TOKEN.charCodeAt(random.int(0, TOKEN.length - 1))),
+        random.next() < 0.5
+          ? random.pick(INJECTION)
+          : random.chars(1, 6, () => TOKEN.charCodeAt(random.int(0, TOKEN.length - 1))),
       ).join('');
     case 7:
       return `"${random.chars(0, 20, () => random.pick([0x20, 0x21, ...Array.from({ length: 0x7e - 0x23 + 1 }, (_, i) => 0x23 + i)]))}"`;
@@ -115,7 +135,9 @@ function jsonValue(random: HostileRandom, depth: number): unknown {
     case 3:
       return random.next() * 1e6 - 5e5;
     case 4:
-      return random.chars(0, 12, () => random.pick([0x61, 0x3a, 0x25, 0x7b, 0xe9, 0x301, 0x1f600, 0x20]));
+      return random.chars(0, 12, () =>
+        random.pick([0x61, 0x3a, 0x25, 0x7b, 0xe9, 0x301, 0x1f600, 0x20]),
+      );
     case 5:
       return random.pick(['', ' ', 'o-1', '10.00', '__proto__', 'constructor']);
     case 6:
@@ -133,10 +155,14 @@ function jsonValue(random: HostileRandom, depth: number): unknown {
 function wrongTypes(random: HostileRandom): string {
   const body: Record<string, unknown> = {};
   if (random.next() < 0.8) {
-    body.orderId = random.next() < 0.5 ? jsonValue(random, 2) : random.pick(['', ' ', 'a'.repeat(65), 'o:1,2{3}%', 'o-1']);
+    body.orderId =
+      random.next() < 0.5
+        ? jsonValue(random, 2)
+        : random.pick(['', ' ', 'a'.repeat(65), 'o:1,2{3}%', 'o-1']);
   }
   if (random.next() < 0.8) {
-    body.amount = random.next() < 0.5 ? jsonValue(random, 2) : random.pick(['10.00', '1e999', '-0', 'NaN', '']);
+    body.amount =
+      random.next() < 0.5 ? jsonValue(random, 2) : random.pick(['10.00', '1e999', '-0', 'NaN', '']);
   }
   return JSON.stringify(body);
 }
@@ -158,9 +184,21 @@ export function hostileBodies(random: HostileRandom, count: number): string[] {
           : '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
       }
       case 4:
-        return JSON.stringify({ orderId: 'o-1', amount: '1.00', pad: 'p'.repeat(random.int(90_000, 400_000)) });
+        return JSON.stringify({
+          orderId: 'o-1',
+          amount: '1.00',
+          pad: 'p'.repeat(random.int(90_000, 400_000)),
+        });
       default:
-        return random.pick(['{', '{"a":1,}', 'nul', '"\\ud800"', '[1,2', '{"orderId":"o-1","amount":"1.00"', '']);
+        return random.pick([
+          '{',
+          '{"a":1,}',
+          'nul',
+          '"\\ud800"',
+          '[1,2',
+          '{"orderId":"o-1","amount":"1.00"',
+          '',
+        ]);
     }
   });
 }
@@ -170,7 +208,9 @@ export function injectionPiece(random: HostileRandom): string {
   return Array.from({ length: random.int(1, 5) }, () =>
     random.next() < 0.5
       ? random.pick([':', ',', '%', '{', '}', '%3A', '~', '.', '-'])
-      : random.chars(1, 3, () => random.pick([...'abcdefghijklmnopqrstuvwxyz0123456789'].map((c) => c.charCodeAt(0)))),
+      : random.chars(1, 3, () =>
+          random.pick([...'abcdefghijklmnopqrstuvwxyz0123456789'].map((c) => c.charCodeAt(0))),
+        ),
   ).join('');
 }
 

@@ -48,7 +48,11 @@ export const scopeIdentityCases: readonly CaseDefinition[] = [
       }
       const [asFalse, asEmpty, asNull] = refused;
       assert.equal(asEmpty?.status, 400, asEmpty?.text);
-      assert.equal(asFalse?.status, asEmpty?.status, `false got ${asFalse?.status} ${asFalse?.text}`);
+      assert.equal(
+        asFalse?.status,
+        asEmpty?.status,
+        `false got ${asFalse?.status} ${asFalse?.text}`,
+      );
       assert.equal(asFalse?.body?.type, asEmpty?.body?.type);
       assert.equal(asNull?.body?.type, asEmpty?.body?.type);
       assert.match(asFalse?.headers['content-type'] ?? '', /^application\/problem\+json/);

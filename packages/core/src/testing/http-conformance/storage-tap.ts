@@ -27,16 +27,12 @@ export class StorageTap {
 
   /** The coordinator, seen through the tap. */
   flightCoordinator<T extends FlightCoordinator>(coordinator: T): T {
-    return this.tap(
-      coordinator,
-      'complete',
-      async (complete, ...args) => {
-        const [key, owner, outcome] = args as [string, string, FlightOutcome];
-        const confirmed = (await complete(key, owner, outcome)) as boolean;
-        if (confirmed) this.written.push(outcome.payload);
-        return confirmed;
-      },
-    );
+    return this.tap(coordinator, 'complete', async (complete, ...args) => {
+      const [key, owner, outcome] = args as [string, string, FlightOutcome];
+      const confirmed = (await complete(key, owner, outcome)) as boolean;
+      if (confirmed) this.written.push(outcome.payload);
+      return confirmed;
+    });
   }
 
   /** Responses kept so far: confirmed record completions. */

@@ -17,10 +17,17 @@ export const validationCases: readonly CaseDefinition[] = [
       });
       assertProblem(invalid, 400, ProblemType.invalidBody);
       const errors = invalid.body?.errors as { property: string }[] | undefined;
-      assert.deepEqual(errors?.map((error) => error.property).sort(), ['customer', 'lines.0.quantity']);
+      assert.deepEqual(errors?.map((error) => error.property).sort(), [
+        'customer',
+        'lines.0.quantity',
+      ]);
       if (app.records) assert.equal(await app.records(), 0);
       // Nothing was recorded: the same key with a valid body runs normally (no 422, no replay).
-      const valid = await http.post('/orders', { key, tenant: 't-1', body: order('after-invalid') });
+      const valid = await http.post('/orders', {
+        key,
+        tenant: 't-1',
+        body: order('after-invalid'),
+      });
       assert.equal(valid.status, 201);
       assertNotReplayed(valid);
       assert.equal(probe.executions('order-create'), 1);

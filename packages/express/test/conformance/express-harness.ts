@@ -1,0 +1,102 @@
+import {
+  InMemoryFlightCoordinator,
+  InMemoryIdempotencyRecordStore,
+  InMemoryRecordQuota,
+} from '@oncely/core';
+import {
+  StorageTap,
+  type ConformanceApp,
+  type ConformanceAppSettings,
+  type HttpConformanceHarness,
+} from '@oncely/core/testing';
+import { createOncely } from '@oncely/express';
+import type { Express, RequestHandler } from 'express';
+import type { Server } from 'node:http';
+import {
+  authentication,
+  catchAll,
+  handler,
+  serializer,
+  timeoutLayer,
+  type AuthedRequest,
+} from './app-layers.js';
+import { mountConformanceRoutes } from './conformance.routes.js';
+
+/** What the fixture needs of an Express major: the app factory and its JSON body parser. */
+export interface ExpressMajor {
+  (): Express;
+  json(options: { limit: string }): RequestHandler;
+}
+
+async function startExpressApp(
+  express: ExpressMajor,
+  settings: ConformanceAppSettings,
+): Promise<ConformanceApp> {
+  const tap = new StorageTap();
+  const coordinator = new InMemoryFlightCoordinator();
+  const oncely = createOncely({
+    namespace: settings.namespace,
+    coordinator: tap.flightCoordinator(coordinator),
+    store: tap.recordStore(new InMemoryIdempotencyRecordStore()),
+    resolveUser: (req: AuthedRequest) => req.user ?? req.principal,
+    ...(settings.recordQuota && {
+      recordQuota: { quota: new InMemoryRecordQuota(), ...settings.recordQuota },
+    }),
+  });
+  try {
+    const app = express();
+    app.use(express.json({ limit: '100kb' }));
+    app.use(authentication(settings.probe));
+    app.use(serializer);
+    if (settings.timeoutLayer) app.use(timeoutLayer);
+    mountConformanceRoutes(app, oncely, settings.probe);
+    if (settings.collidingRoutes) {
+      const shared = settings.collidingRoutes === 'shared' ? { shared: true } : {};
+      for (const route of ['a', 'b']) {
+        app.post(
+          `/collisions/${route}`,
+          oncely.idempotent({
+            operation: 'collision',
+            scope: 'user.tenantId',
+            name: `POST /collisions/${route}`,
+            ...shared,
+          }),
+          handler((_req, res) => {
+            res.status(201).json({ route, execution: settings.probe.hit('collision') });
+          }),
+        );
+      }
+    }
+    app.use(catchAll);
+    const server: Server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const { port } = server.address() as { port: number };
+    return {
+      baseUrl: `http://127.0.0.1:${port}`,
+      close: async () => {
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+        await oncely.close();
+        await coordinator.close();
+      },
+      records: async () => tap.records(),
+      storedText: async () => tap.storedText(),
+    };
+  } catch (error) {
+    await oncely.close();
+    await coordinator.close();
+    throw error;
+  }
+}
+
+/** Plain Express (4 or 5) with oncely's middleware, on the in-memory backend. */
+export function expressHarness(name: string, express: ExpressMajor): HttpConformanceHarness {
+  return {
+    name,
+    capabilities: ['raw-response-writes', 'next-error', 'storage-inspection'],
+    catchAllRegistrations: ['error-handling middleware'],
+    timeoutStatus: 503,
+    collisionRouteNames: ['POST /collisions/a', 'POST /collisions/b'],
+    start: (settings) => startExpressApp(express, settings),
+  };
+}
