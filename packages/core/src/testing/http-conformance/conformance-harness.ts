@@ -141,6 +141,11 @@ export interface HttpConformanceHarness {
   readonly collisionRouteNames: readonly [string, string];
   /** The platform's body parser refuses an empty body sent as JSON (Fastify does). */
   readonly refusesEmptyJsonBody?: boolean;
+  /**
+   * The platform's body parser refuses JSON with `__proto__` keys or a `constructor.prototype`
+   * itself, with a 400 of its own (Fastify does, by default).
+   */
+  readonly refusesPrototypePoisoning?: boolean;
   start(settings: ConformanceAppSettings): Promise<ConformanceApp>;
 }
 

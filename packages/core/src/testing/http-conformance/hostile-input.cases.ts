@@ -7,6 +7,7 @@ import {
   hostileBodies,
   hostileKeyHeaders,
   injectionPiece,
+  isPrototypePoisoned,
   isValidPayBody,
   keyHeaderVerdict,
   pollutionBodies,
@@ -102,6 +103,11 @@ export const hostileInputCases: readonly CaseDefinition[] = [
           assert.ok([400, 413].includes(res.status), shown);
           continue;
         }
+        if (harness.refusesPrototypePoisoning && isPrototypePoisoned(parsed)) {
+          // The platform's body parser refuses these itself.
+          assert.ok([400, 413].includes(res.status), shown);
+          continue;
+        }
         const parsedByServer = typeof parsed === 'object' && parsed !== null && res.status !== 413;
         if (parsedByServer && res.status !== 201) {
           assert.ok(res.headers['content-type']?.includes(PROBLEM), shown);
@@ -133,13 +139,16 @@ export const hostileInputCases: readonly CaseDefinition[] = [
   ),
   hostile(
     'keeps prototype-pollution payloads inert, through validation and replay',
-    async ({ http }) => {
+    async ({ http, harness }) => {
       for (const path of ['/pay', '/echo']) {
         for (const text of pollutionBodies()) {
           const key = randomUUID();
           const send = () => http.post(path, { key, tenant: 't-pollution', rawBody: text });
           const first = await send();
-          const valid = path === '/echo' || isValidPayBody(JSON.parse(text));
+          const parsed: unknown = JSON.parse(text);
+          // A platform that refuses poisoned JSON answers its own 400 before the app runs.
+          const refused = harness.refusesPrototypePoisoning === true && isPrototypePoisoned(parsed);
+          const valid = !refused && (path === '/echo' || isValidPayBody(parsed));
           assert.equal(first.status, valid ? 201 : 400, `${path} ${text}: ${first.text}`);
           const again = await send();
           assert.equal(again.status, first.status);

@@ -232,3 +232,24 @@ export function isValidPayBody(value: unknown): value is { orderId: string; amou
     /^\d{1,9}\.\d{2}$/.test(amount)
   );
 }
+
+/** Whether parsed JSON holds a `__proto__` key or a `constructor` with a `prototype` key. */
+export function isPrototypePoisoned(value: unknown): boolean {
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const next = pending.pop();
+    if (typeof next !== 'object' || next === null) continue;
+    if (Object.hasOwn(next, '__proto__')) return true;
+    const { constructor } = next as { constructor?: unknown };
+    if (
+      Object.hasOwn(next, 'constructor') &&
+      typeof constructor === 'object' &&
+      constructor !== null &&
+      Object.hasOwn(constructor, 'prototype')
+    ) {
+      return true;
+    }
+    pending.push(...Object.values(next));
+  }
+  return false;
+}

@@ -1,0 +1,117 @@
+import {
+  ClassSerializerInterceptor,
+  ValidationPipe,
+  type ExecutionContext,
+  type INestApplication,
+  type Type,
+} from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, HttpAdapterHost } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Test } from '@nestjs/testing';
+import {
+  InMemoryFlightCoordinator,
+  InMemoryIdempotencyRecordStore,
+  InMemoryRecordQuota,
+  type KeyContext,
+} from '@oncely/core';
+import {
+  ConformanceProbe,
+  StorageTap,
+  type ConformanceApp,
+  type ConformanceAppSettings,
+  type HttpConformanceHarness,
+} from '@oncely/core/testing';
+import { OncelyModule } from '@oncely/nestjs';
+import type { Server } from 'node:http';
+import { AllExceptionsFilter, ConformanceAuthGuard, TimeoutInterceptor } from './app-layers.js';
+import { collisionControllers } from './collision.controllers.js';
+import { IdempotentRoutesController } from './idempotent-routes.controller.js';
+import { SingleFlightRoutesController } from './single-flight-routes.controller.js';
+
+export type NestPlatform = 'express' | 'fastify';
+
+const CATCH_ALL = ['useGlobalFilters', 'APP_FILTER'] as const;
+
+/** Where keys find the principal: `request.user`, else `request.principal` (the contract). */
+function principalFallback(context: ExecutionContext, base: KeyContext): KeyContext {
+  if (base.user !== undefined) return base;
+  return { ...base, user: context.switchToHttp().getRequest<{ principal?: unknown }>().principal };
+}
+
+/**
+ * A Nest app built the way the NestJS docs show: global `ClassSerializerInterceptor` as
+ * `APP_INTERCEPTOR`, global `ValidationPipe({ whitelist: true })`, the docs' timeout interceptor
+ * and catch-all filter, oncely imported like any module, on the in-memory backend seen through
+ * a `StorageTap`.
+ */
+async function startNestApp(
+  platform: NestPlatform,
+  settings: ConformanceAppSettings,
+): Promise<ConformanceApp> {
+  const tap = new StorageTap();
+  const controllers: Type[] = [IdempotentRoutesController, SingleFlightRoutesController];
+  if (settings.collidingRoutes) {
+    controllers.push(...collisionControllers(settings.collidingRoutes === 'shared'));
+  }
+  const coordinator = new InMemoryFlightCoordinator();
+  const moduleRef = await Test.createTestingModule({
+    imports: [
+      OncelyModule.forRoot({
+        namespace: settings.namespace,
+        coordinator: tap.flightCoordinator(coordinator),
+        store: tap.recordStore(new InMemoryIdempotencyRecordStore()),
+        keyContext: principalFallback,
+        ...(settings.recordQuota && {
+          recordQuota: { quota: new InMemoryRecordQuota(), ...settings.recordQuota },
+        }),
+      }),
+    ],
+    controllers,
+    providers: [
+      { provide: ConformanceProbe, useValue: settings.probe },
+      { provide: APP_GUARD, useClass: ConformanceAuthGuard },
+      { provide: APP_INTERCEPTOR, useClass: ClassSerializerInterceptor },
+      ...(settings.catchAll === 'APP_FILTER'
+        ? [{ provide: APP_FILTER, useClass: AllExceptionsFilter }]
+        : []),
+    ],
+  }).compile();
+  const app: INestApplication =
+    platform === 'express'
+      ? moduleRef.createNestApplication({ logger: false })
+      : moduleRef.createNestApplication<NestFastifyApplication>(
+          new FastifyAdapter({ bodyLimit: 100 * 1024 }),
+          { logger: false },
+        );
+  app.useGlobalPipes(new ValidationPipe({ whitelist: true }));
+  if (settings.catchAll === 'useGlobalFilters') {
+    app.useGlobalFilters(new AllExceptionsFilter(app.get(HttpAdapterHost)));
+  }
+  if (settings.timeoutLayer) app.useGlobalInterceptors(new TimeoutInterceptor());
+  await app.listen(0, '127.0.0.1');
+  const server = app.getHttpServer() as Server;
+  const { port } = server.address() as { port: number };
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    close: async () => {
+      server.closeAllConnections();
+      await app.close();
+      await coordinator.close();
+    },
+    records: async () => tap.records(),
+    storedText: async () => tap.storedText(),
+  };
+}
+
+export function nestHarness(platform: NestPlatform): HttpConformanceHarness {
+  return {
+    name: `Nest on ${platform === 'express' ? 'Express' : 'Fastify'}`,
+    capabilities: ['storage-inspection'],
+    catchAllRegistrations: CATCH_ALL,
+    timeoutStatus: 408,
+    collisionRouteNames: ['CollisionAController.create', 'CollisionBController.create'],
+    refusesEmptyJsonBody: platform === 'fastify',
+    refusesPrototypePoisoning: platform === 'fastify',
+    start: (settings) => startNestApp(platform, settings),
+  };
+}
