@@ -1,6 +1,6 @@
 import { canonicalText } from './canonicalize.js';
 import { resolveKeyPath } from './key-path.js';
-import { hashSegment, renderSegmentValue, segmentText } from './key-segment.js';
+import { hashSegment } from './key-segment.js';
 import {
   compileKeySpec,
   type CompiledKeyField,
@@ -14,13 +14,14 @@ import { sha256Hex } from './sha256.js';
 /**
  * Builds the business key `namespace:operation:version:scope:target:fingerprint` of a request.
  *
- * Scope and target values are normalised (`segmentText`), escaped, hashed when longer than 64
- * characters, and joined with `,`. A segment with no sources declared is empty. The fingerprint
+ * Scope values are taken exactly and by type (`renderScopeValue`), target values are normalised
+ * as text (`segmentText`); each is escaped, hashed when longer than 64 characters, and joined
+ * with `,`. A segment with no sources declared is empty. The fingerprint
  * is the SHA-256 of the canonical input (`canonicalKeyInput`), truncated to `fingerprintBits`.
  *
  * @throws KeySpecError if the spec is invalid (checked once per spec object).
  * @throws MissingKeyFieldError if a required scope or target value is absent, null or empty.
- * @throws KeyInputError if a value has no canonical form.
+ * @throws KeyInputError if a value has no canonical form, or a scope value is a boolean.
  */
 export function buildKey(spec: KeySpec, ctx: KeyContext): BusinessKey {
   const compiled = compileKeySpec(spec);
@@ -51,11 +52,11 @@ function renderSegment(
   let rendered = '';
   for (let index = 0; index < fields.length; index++) {
     const field = fields[index] as CompiledKeyField;
-    const text = segmentText(field.read(ctx), field.field) ?? field.fallback;
-    if (text === undefined) {
+    const value = field.render(field.read(ctx), field.field) ?? field.fallback;
+    if (value === undefined) {
       throw new MissingKeyFieldError(field.field, segment, spec.operation);
     }
-    rendered += (index === 0 ? '' : ',') + renderSegmentValue(text);
+    rendered += (index === 0 ? '' : ',') + value;
   }
   return rendered;
 }

@@ -10,7 +10,8 @@ export type KeyInputErrorReason =
   | 'malformed_unicode'
   | 'duplicate_key'
   | 'invalid_normalizer_result'
-  | 'invalid_segment_value';
+  | 'invalid_segment_value'
+  | 'boolean_scope_value';
 
 /**
  * A value that should enter a key has no canonical form: NaN or Infinity, a cycle, a type
@@ -53,6 +54,8 @@ function explain(reason: KeyInputErrorReason, found: string): string {
     case 'invalid_normalizer_result':
       return `was given to a custom normaliser that returned ${found} instead of a string. Make the normaliser return a string.`;
     case 'invalid_segment_value':
-      return `is ${found}; scope and target values must be strings, finite numbers, bigints, booleans or Dates. Point the path at a scalar, or use a function source that derives one.`;
+      return `is ${found}; scope and target values must be strings, finite numbers, bigints, booleans (target only) or Dates. Point the path at a scalar, or use a function source that derives one.`;
+    case 'boolean_scope_value':
+      return 'is a boolean, which is not an identity: scope values are tenant, user or account ids. Point the path at the id itself (a failed lookup returning false must not become a tenant).';
   }
 }

@@ -16,12 +16,66 @@ const HASHED_SEGMENT_MARKER = '%_';
 /** Hex characters kept from a SHA-256 in a hashed value or segment: 128 bits. */
 const MARKER_HASH_LENGTH = 32;
 
+/** Prefixes of typed scope values; `%` + a letter outside A-F can never come out of escaping. */
+const NUMBER_TAG = '%N';
+const BIGINT_TAG = '%I';
+const DATE_TAG = '%T';
+
 /**
- * The text a scope or target value stands for, or `undefined` if it is missing (`undefined`,
- * `null`, or a string that is empty once trimmed). Strings get NFC, CRLF to LF and trimming;
- * numbers, bigints and booleans their JavaScript text (`-0` reads `0`); Dates their ISO-8601 UTC
- * form. Identifiers are compared as text, so `1001` and `'1001'` are the same value here (route
- * params always arrive as strings).
+ * The rendered key value of one scope value, or `undefined` if it is missing (`undefined`,
+ * `null`, or a string that is empty or only whitespace).
+ *
+ * Scope values are identities (tenant, user, account), so they are compared exactly and by type:
+ * a string is kept as received (no trimming, no Unicode normalisation, so `"acme "`, `"acme"`
+ * and the NFD spelling of a name are three scopes), and a number, bigint or Date is tagged
+ * (`%N7`, `%I7`, `%T…`) so it never meets the string with the same text. A string is rendered
+ * exactly as before tagging existed, so keys of stored records stay reachable. Booleans are
+ * refused: a flag is never the identity of a principal, and `false` standing for a tenant
+ * merges every principal whose lookup failed.
+ *
+ * @throws KeyInputError for a boolean, a non-finite number, malformed Unicode or a non-scalar.
+ */
+export function renderScopeValue(value: unknown, field: string): string | undefined {
+  switch (typeof value) {
+    case 'undefined':
+      return undefined;
+    case 'string':
+      if (value.trim() === '') {
+        return undefined;
+      }
+      if (NON_ASCII.test(value) && !isWellFormed(value)) {
+        throw new KeyInputError('malformed_unicode', field);
+      }
+      return renderSegmentValue(value);
+    case 'number':
+      return NUMBER_TAG + renderSegmentValue(finiteNumberText(value, field));
+    case 'bigint':
+      return BIGINT_TAG + renderSegmentValue(String(value));
+    case 'boolean':
+      throw new KeyInputError('boolean_scope_value', field);
+    default:
+      if (value === null) {
+        return undefined;
+      }
+      return DATE_TAG + renderSegmentValue(dateText(value, field));
+  }
+}
+
+/**
+ * The rendered key value of one target value, or `undefined` if it is missing; see
+ * `segmentText` for the normalisation a target gets.
+ */
+export function renderTargetValue(value: unknown, field: string): string | undefined {
+  const text = segmentText(value, field);
+  return text === undefined ? undefined : renderSegmentValue(text);
+}
+
+/**
+ * The text a target value stands for, or `undefined` if it is missing (`undefined`, `null`, or
+ * a string that is empty once trimmed). Strings get NFC, CRLF to LF and trimming; numbers,
+ * bigints and booleans their JavaScript text (`-0` reads `0`); Dates their ISO-8601 UTC form.
+ * Targets are compared as text, so `1001` and `'1001'` are the same value here (route params
+ * always arrive as strings). Scope values are stricter: `renderScopeValue`.
  */
 export function segmentText(value: unknown, field: string): string | undefined {
   switch (typeof value) {
@@ -42,10 +96,7 @@ export function segmentText(value: unknown, field: string): string | undefined {
       return text === '' ? undefined : text;
     }
     case 'number':
-      if (!Number.isFinite(value)) {
-        throw new KeyInputError('non_finite_number', field, String(value));
-      }
-      return String(value);
+      return finiteNumberText(value, field);
     case 'bigint':
     case 'boolean':
       return String(value);
@@ -53,15 +104,27 @@ export function segmentText(value: unknown, field: string): string | undefined {
       if (value === null) {
         return undefined;
       }
-      if (types.isDate(value)) {
-        const time = value.getTime();
-        if (Number.isNaN(time)) {
-          throw new KeyInputError('invalid_segment_value', field, 'an invalid Date');
-        }
-        return value.toISOString();
-      }
-      throw new KeyInputError('invalid_segment_value', field, describeValue(value));
+      return dateText(value, field);
   }
+}
+
+function finiteNumberText(value: number, field: string): string {
+  if (!Number.isFinite(value)) {
+    throw new KeyInputError('non_finite_number', field, String(value));
+  }
+  return String(value);
+}
+
+/** The ISO-8601 UTC text of a valid Date; anything else is not a segment value. */
+function dateText(value: unknown, field: string): string {
+  if (!types.isDate(value)) {
+    throw new KeyInputError('invalid_segment_value', field, describeValue(value));
+  }
+  const time = value.getTime();
+  if (Number.isNaN(time)) {
+    throw new KeyInputError('invalid_segment_value', field, 'an invalid Date');
+  }
+  return value.toISOString();
 }
 
 /** Percent-encodes (UTF-8, upper-case hex) everything outside `[A-Za-z0-9._~-]`. */

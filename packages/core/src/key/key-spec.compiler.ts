@@ -1,7 +1,7 @@
 import { compileCanonicalRules, WILDCARD, type RuleNode } from './canonical-rules.js';
 import { KEY_NAME_PATTERN } from './key-grammar.js';
 import { parseKeyPath, resolveKeyPath } from './key-path.js';
-import { segmentText } from './key-segment.js';
+import { renderScopeValue, renderTargetValue } from './key-segment.js';
 import { KeySpecError } from './key-spec.error.js';
 import {
   DEFAULT_FINGERPRINT_BITS,
@@ -17,9 +17,19 @@ export interface CompiledKeyField {
   /** How errors name it: the path, or the function's name. */
   readonly field: string;
   readonly read: (ctx: KeyContext) => unknown;
-  /** Normalised text of the declared default; `undefined` for a required field. */
+  /** The segment's rule: the rendered value, or `undefined` when the value is missing. */
+  readonly render: SegmentRenderer;
+  /** Rendered value of the declared default; `undefined` for a required field. */
   readonly fallback: string | undefined;
 }
+
+type SegmentRenderer = (value: unknown, field: string) => string | undefined;
+
+/** Scope values are identities (exact, by type); target values are compared as text. */
+const SEGMENT_RENDERERS: Readonly<Record<'scope' | 'target', SegmentRenderer>> = {
+  scope: renderScopeValue,
+  target: renderTargetValue,
+};
 
 /** A validated spec with everything per-request work needs precomputed. */
 export interface CompiledKeySpec {
@@ -143,16 +153,18 @@ class KeySpecCompiler {
       return [];
     }
     const list: readonly unknown[] = Array.isArray(sources) ? sources : [sources];
-    return list.map((source, index) => this.field(`${segment}[${index}]`, source));
+    const render = SEGMENT_RENDERERS[segment];
+    return list.map((source, index) => this.field(`${segment}[${index}]`, source, render));
   }
 
-  private field(where: string, source: unknown): CompiledKeyField {
+  private field(where: string, source: unknown, render: SegmentRenderer): CompiledKeyField {
     if (typeof source === 'function') {
       const read = source as Extract<KeyFieldSource, (ctx: KeyContext) => unknown>;
-      return { field: read.name ? `${read.name}()` : `${where}()`, read, fallback: undefined };
+      const field = read.name ? `${read.name}()` : `${where}()`;
+      return { field, read, render, fallback: undefined };
     }
     if (typeof source === 'string') {
-      return this.pathField(where, source, undefined);
+      return this.pathField(where, source, render, undefined);
     }
     if (source === null || typeof source !== 'object') {
       throw this.error(
@@ -179,7 +191,7 @@ class KeySpecCompiler {
           'is only used by optional fields; add optional: true, or remove the default.',
         );
       }
-      return this.pathField(where, path, undefined);
+      return this.pathField(where, path, render, undefined);
     }
     if (fallback === undefined) {
       throw this.error(
@@ -187,24 +199,30 @@ class KeySpecCompiler {
         'is required when optional is true: state the value a missing field stands for, so a missing value never silently merges requests.',
       );
     }
-    let text: string | undefined;
+    let rendered: string | undefined;
     try {
-      text = segmentText(fallback, `${where}.default`);
+      rendered = render(fallback, `${where}.default`);
     } catch {
-      text = undefined;
+      rendered = undefined;
     }
-    if (text === undefined) {
+    if (rendered === undefined) {
       throw this.error(
         `${where}.default`,
-        'must be a non-empty string, a finite number, a bigint, a boolean or a valid Date.',
+        'must be a non-empty string, a finite number, a bigint, a valid Date, or (target only) a boolean.',
       );
     }
-    return this.pathField(where, path, text);
+    return this.pathField(where, path, render, rendered);
   }
 
-  private pathField(where: string, path: unknown, fallback: string | undefined): CompiledKeyField {
+  private pathField(
+    where: string,
+    path: unknown,
+    render: SegmentRenderer,
+    fallback: string | undefined,
+  ): CompiledKeyField {
     const segments = this.path(`${where}`, path, false);
-    return { field: path as string, read: (ctx) => resolveKeyPath(ctx, segments), fallback };
+    const read = (ctx: KeyContext) => resolveKeyPath(ctx, segments);
+    return { field: path as string, read, render, fallback };
   }
 
   private input(): readonly (readonly string[])[] {

@@ -12,7 +12,10 @@ export interface KeyContext {
   readonly args?: readonly unknown[];
 }
 
-/** A value a scope or target segment may hold; rendered as text and escaped. */
+/**
+ * A value a scope or target segment may hold, escaped into the key. Scope values are taken
+ * exactly and by type (a boolean is refused there); target values are compared as text.
+ */
 export type KeySegmentScalar = string | number | bigint | boolean | Date;
 
 /**

@@ -81,13 +81,66 @@ describe('buildKey', () => {
     expect(bodyKey(padded)).toBe(keyOf(ctx()));
   });
 
-  it('gives the same key when scope and target values differ only by outer whitespace', () => {
-    const padded = ctx({
-      user: { tenantId: ' tenant-1', id: 'user-1001 ' },
-      params: { cartId: '\tcart-77' },
-    });
+  it('gives the same key when target values differ only by outer whitespace', () => {
+    expect(keyOf(ctx({ params: { cartId: '\tcart-77 ' } }))).toBe(keyOf(ctx()));
+  });
 
-    expect(keyOf(padded)).toBe(keyOf(ctx()));
+  it('keeps scope values that differ only by outer whitespace apart', () => {
+    const tenant = (tenantId: string) => keyOf(ctx({ user: { tenantId, id: 'user-1001' } }));
+
+    expectAllDistinct([tenant('acme'), tenant('acme '), tenant(' acme'), tenant('acme\n')]);
+    expect(buildKey(spec, ctx({ user: { tenantId: 'acme ', id: 'u' } })).identity).toBe(
+      'shop:order-create:v1:acme%20,u:cart-77',
+    );
+  });
+
+  it('keeps NFC and NFD spellings of a scope value apart', () => {
+    const nfc = 'José Müller'.normalize('NFC');
+    const nfd = nfc.normalize('NFD');
+    const tenant = (tenantId: string) => keyOf(ctx({ user: { tenantId, id: 'user-1001' } }));
+
+    expect(tenant(nfd)).not.toBe(tenant(nfc));
+    expect(buildKey(spec, ctx({ user: { tenantId: nfc, id: 'u' } })).identity).toBe(
+      'shop:order-create:v1:Jos%C3%A9%20M%C3%BCller,u:cart-77',
+    );
+  });
+
+  it('keeps a number scope and the string with its digits apart, and bigints and Dates too', () => {
+    const tenant = (tenantId: unknown) => keyOf(ctx({ user: { tenantId, id: 'user-1001' } }));
+
+    expectAllDistinct([
+      tenant(7),
+      tenant('7'),
+      tenant(7n),
+      tenant('%N7'),
+      tenant(new Date(0)),
+      tenant('1970-01-01T00:00:00.000Z'),
+    ]);
+  });
+
+  it('keeps a plain string scope in canonical form byte-identical to earlier releases', () => {
+    const identity = (tenantId: string, id: string) =>
+      buildKey(spec, ctx({ user: { tenantId, id } })).identity;
+
+    expect(identity('acme', 'user-1001')).toBe('shop:order-create:v1:acme,user-1001:cart-77');
+    expect(identity('租户-1', 'José')).toBe(
+      'shop:order-create:v1:%E7%A7%9F%E6%88%B7-1,Jos%C3%A9:cart-77',
+    );
+    expect(identity('t', 'y'.repeat(65))).toBe(
+      'shop:order-create:v1:t,%~c4a2649e068ab18f0b332492f541ae0b:cart-77',
+    );
+  });
+
+  it('refuses a boolean scope value with KeyInputError naming the field', () => {
+    for (const tenantId of [false, true]) {
+      expect(() => buildKey(spec, ctx({ user: { tenantId, id: 'user-1001' } }))).toThrow(
+        expect.objectContaining({
+          code: 'key_input_invalid',
+          reason: 'boolean_scope_value',
+          path: 'user.tenantId',
+        }),
+      );
+    }
   });
 
   it('gives a different version a different key', () => {
@@ -476,19 +529,22 @@ describe('buildKey', () => {
     expect(buildKey(noTarget, context).identity).toBe('jobs:daily-settlement:v1:2026-07-17:');
   });
 
-  it('renders numbers, bigints, booleans and Dates in segments as text', () => {
+  it('tags numbers, bigints and Dates in the scope, and renders them as text in the target', () => {
     const typed: KeySpec = {
       namespace: 'n',
       operation: 'o',
-      scope: ['user.id', 'user.big', 'user.admin', 'user.since'],
+      scope: ['user.id', 'user.big', 'user.since'],
+      target: ['params.id', 'params.big', 'params.admin', 'params.since'],
     };
-    const user = { id: 1001, big: 2n ** 64n, admin: false, since: new Date(0) };
+    const values = { id: 1001, big: 2n ** 64n, since: new Date(0) };
+    const params = { ...values, admin: false };
 
-    expect(buildKey(typed, { user }).identity).toBe(
-      'n:o:v1:1001,18446744073709551616,false,1970-01-01T00%3A00%3A00.000Z:',
+    expect(buildKey(typed, { user: values, params }).identity).toBe(
+      'n:o:v1:%N1001,%I18446744073709551616,%T1970-01-01T00%3A00%3A00.000Z:' +
+        '1001,18446744073709551616,false,1970-01-01T00%3A00%3A00.000Z',
     );
-    expect(buildKey(typed, { user: { ...user, id: '1001' } }).identity).toBe(
-      buildKey(typed, { user }).identity,
+    expect(buildKey(typed, { user: values, params: { ...params, id: '1001' } }).identity).toBe(
+      buildKey(typed, { user: values, params }).identity,
     );
   });
 

@@ -204,6 +204,42 @@ describe('key properties', () => {
     });
   });
 
+  it('scope values are identities: distinct by type or by any code unit, never merged', () => {
+    const piece = fc.constantFrom(
+      'a',
+      ' ',
+      '7',
+      'e\u0301',
+      '\u00e9',
+      '\r\n',
+      '\n',
+      '%N',
+      '%2C',
+      ',',
+    );
+    const scopeValue = fc.oneof(
+      fc.array(piece, { minLength: 1, maxLength: 4 }).map((pieces) => pieces.join('')),
+      fc.string({ unit: 'grapheme', minLength: 1, maxLength: 3 }),
+      fc.constantFrom(7, 7.5, -1, 0),
+      fc.constantFrom(7n, -1n, 0n),
+      fc.constantFrom(new Date(0), new Date(7)),
+    );
+    const tenant = scopeValue.filter(
+      (member) => typeof member !== 'string' || member.trim() !== '',
+    );
+    const scoped: KeySpec = { namespace: 'p', operation: 'scope', scope: 'user.tenantId' };
+
+    fc.assert(
+      fc.property(tenant, tenant, (left, right) => {
+        const identity = (tenantId: unknown) => buildKey(scoped, { user: { tenantId } }).identity;
+
+        expect(identity(left) === identity(right)).toBe(isDeepStrictEqual(left, right));
+        expect(identity(left)).toMatch(KEY_IDENTITY_PATTERN);
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
   it('every key matches the documented grammar and length bound', () => {
     const name = fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9._~-]{0,63}$/);
     const fields = (root: string) =>
@@ -216,18 +252,19 @@ describe('key properties', () => {
       fc.integer(),
       fc.double({ noNaN: true, noDefaultInfinity: true }),
       fc.bigInt(),
-      fc.boolean(),
+      fc.date({ noInvalidDate: true }),
     );
-    const values = fc
-      .array(value, { minLength: 12, maxLength: 12 })
-      .map((list) =>
-        Object.fromEntries(
-          list.map((member, index) => [
-            `f${index}`,
-            typeof member === 'string' && member.trim() === '' ? `${member}x` : member,
-          ]),
-        ),
-      );
+    const values = (member: fc.Arbitrary<unknown>) =>
+      fc
+        .array(member, { minLength: 12, maxLength: 12 })
+        .map((list) =>
+          Object.fromEntries(
+            list.map((member, index) => [
+              `f${index}`,
+              typeof member === 'string' && member.trim() === '' ? `${member}x` : member,
+            ]),
+          ),
+        );
 
     fc.assert(
       fc.property(
@@ -237,8 +274,8 @@ describe('key properties', () => {
         fields('user'),
         fields('params'),
         fc.integer({ min: 16, max: 64 }),
-        values,
-        values,
+        values(value),
+        values(fc.oneof(value, fc.boolean())),
         anyJson(),
         (namespace, operation, version, scope, target, nibbles, user, params, body) => {
           const spec: KeySpec = {

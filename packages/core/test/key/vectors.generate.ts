@@ -159,11 +159,26 @@ const cases: VectorCase[] = [
     }),
   },
   {
-    name: 'segments: non-ASCII escaped as UTF-8, NFD composed first',
+    name: 'segments: non-ASCII escaped as UTF-8, NFD scope kept as sent',
     spec: order,
     ctx: orderCtx(orderBody, {
       user: { tenantId: '租户-1', id: 'José'.normalize('NFD') },
     }),
+  },
+  {
+    name: 'segments: non-ASCII NFC scope',
+    spec: order,
+    ctx: orderCtx(orderBody, { user: { tenantId: '租户-1', id: 'José' } }),
+  },
+  {
+    name: 'scope: outer whitespace kept (differs from baseline)',
+    spec: order,
+    ctx: orderCtx(orderBody, { user: { tenantId: 'tenant-1 ', id: 'user-1001' } }),
+  },
+  {
+    name: 'target: outer whitespace trimmed (same as baseline)',
+    spec: order,
+    ctx: orderCtx(orderBody, { params: { cartId: ' cart-77\t' } }),
   },
   {
     name: 'segments: 64 characters kept',
@@ -176,14 +191,30 @@ const cases: VectorCase[] = [
     ctx: orderCtx(orderBody, { params: { cartId: 'x'.repeat(65) } }),
   },
   {
-    name: 'segments: numbers, bigint, boolean and Date as text',
+    name: 'segments: numbers, bigint and Date tagged in the scope',
+    spec: { namespace: 'n', operation: 'o', scope: ['user.id', 'user.big', 'user.since'] },
+    ctx: {
+      user: {
+        id: 1001,
+        big: { $bigint: '18446744073709551616' },
+        since: { $date: '1970-01-01T00:00:00Z' },
+      },
+    },
+  },
+  {
+    name: 'segments: string scope "1001" (differs from the number)',
+    spec: { namespace: 'n', operation: 'o', scope: 'user.id' },
+    ctx: { user: { id: '1001' } },
+  },
+  {
+    name: 'segments: numbers, bigint, boolean and Date as text in the target',
     spec: {
       namespace: 'n',
       operation: 'o',
-      scope: ['user.id', 'user.big', 'user.admin', 'user.since'],
+      target: ['params.id', 'params.big', 'params.admin', 'params.since'],
     },
     ctx: {
-      user: {
+      params: {
         id: 1001,
         big: { $bigint: '18446744073709551616' },
         admin: false,
@@ -261,6 +292,11 @@ const cases: VectorCase[] = [
     name: 'error: required target empty',
     spec: order,
     ctx: orderCtx(orderBody, { params: { cartId: '   ' } }),
+  },
+  {
+    name: 'error: boolean scope refused',
+    spec: { namespace: 'n', operation: 'o', scope: 'user.tenantId' },
+    ctx: { user: { tenantId: false } },
   },
   withBody('error: NaN in input', { price: { $number: 'NaN' } }),
   withBody('error: fingerprintBits not a multiple of 4', orderBody, {
