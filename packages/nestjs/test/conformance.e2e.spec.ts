@@ -1,10 +1,27 @@
 import { httpConformanceSuite } from '@oncely/core/testing';
+import {
+  inMemoryConformanceBackend,
+  redisPostgresConformanceBackend,
+  type ConformanceBackend,
+} from '../../express/test/conformance/conformance-backends.js';
 import { nestHarness, type NestPlatform } from './conformance/nest-harness.js';
 
-describe.each<NestPlatform>(['express', 'fastify'])('HTTP conformance: Nest on %s', (platform) => {
-  const { cases, leftOut } = httpConformanceSuite(nestHarness(platform));
+const runners: [NestPlatform, () => ConformanceBackend][] = [
+  ['express', inMemoryConformanceBackend],
+  ['fastify', inMemoryConformanceBackend],
+  // The raw rows and keys are read back: what is stored is what the client received.
+  ['express', redisPostgresConformanceBackend],
+];
 
-  it.each(cases.map((c) => [c.name, c] as const))('%s', (_name, c) => c.run(), 30_000);
+describe.each(runners)('HTTP conformance: Nest on %s', (platform, makeBackend) => {
+  const backend = makeBackend();
+  const { cases, leftOut } = httpConformanceSuite(nestHarness(platform, backend));
+
+  afterAll(() => backend.stop());
+
+  describe(`on ${backend.name}`, () => {
+    it.each(cases.map((c) => [c.name, c] as const))('%s', (_name, c) => c.run(), 30_000);
+  });
 
   it('states the cases it leaves out, by name', () => {
     expect(leftOut.map(({ name, needs }) => `${name} [needs ${needs.join(', ')}]`)).toEqual([

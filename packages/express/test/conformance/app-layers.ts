@@ -1,4 +1,4 @@
-import { InvalidBodyError, type BodyViolation } from '@oncely/express';
+import { InvalidBodyError, KeyIgnore, type BodyViolation } from '@oncely/express';
 import { isValidPayBody, type ConformanceProbe } from '@oncely/core/testing';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 
@@ -99,6 +99,14 @@ export function handler(
   };
 }
 
+/** A validated order; the client's clock is no part of what makes two orders the same. */
+export class OrderBody {
+  customer!: string;
+  lines!: { sku: string; quantity: number }[];
+  @KeyIgnore()
+  clientSentAt?: string;
+}
+
 /** The order validation of the contract, whitelisting: unknown fields are dropped. */
 export function validateOrder(body: unknown) {
   const violations: BodyViolation[] = [];
@@ -126,8 +134,15 @@ export function validateOrder(body: unknown) {
     }
     return { sku: fields.sku as string, quantity: fields.quantity as number };
   });
+  if (typeof value.clientSentAt !== 'string' && value.clientSentAt !== undefined) {
+    violations.push({ property: 'clientSentAt', messages: ['clientSentAt must be a string'] });
+  }
   if (violations.length > 0) throw new InvalidBodyError(violations);
-  return { customer: value.customer as string, lines: kept };
+  return Object.assign(new OrderBody(), {
+    customer: value.customer as string,
+    lines: kept,
+    ...(value.clientSentAt !== undefined && { clientSentAt: value.clientSentAt as string }),
+  });
 }
 
 export function validateUser(body: unknown) {

@@ -60,12 +60,10 @@ export function mountConformanceRoutes(app: Router, oncely: Oncely, probe: Confo
       missingUserStatus: 401,
     }),
     handler((req, res) => {
-      res
-        .status(200)
-        .json({
-          paid: probe.hit('payment'),
-          customer: (req.body as { customer: string }).customer,
-        });
+      res.status(200).json({
+        paid: probe.hit('payment'),
+        customer: (req.body as { customer: string }).customer,
+      });
     }),
   );
   app.post(
@@ -213,6 +211,24 @@ export function mountConformanceRoutes(app: Router, oncely: Oncely, probe: Confo
   );
   mountSingleFlightRoutes(app, oncely, probe);
   mountRawResponseRoutes(app, oncely, probe);
+  // Express only (see conformance-adapter.e2e.spec.ts): both middleware on one route, the
+  // durable record outside, the flight inside.
+  app.post(
+    '/summaries/:doc',
+    oncely.idempotent({ operation: 'summary', scope, target: 'params.doc', onBusy: 'wait' }),
+    oncely.singleFlight({
+      operation: 'summary-render',
+      scope,
+      target: 'params.doc',
+      input: ['body.model'],
+    }),
+    handler(async (req, res) => {
+      const doc = String(req.params.doc);
+      const execution = probe.hit(`summary:${doc}`);
+      await probe.pass(`summary:${doc}`);
+      res.status(201).json({ doc, execution, summary: randomUUID() });
+    }),
+  );
 }
 
 function mountSingleFlightRoutes(app: Router, oncely: Oncely, probe: ConformanceProbe): void {

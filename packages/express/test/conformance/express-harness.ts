@@ -1,8 +1,4 @@
-import {
-  InMemoryFlightCoordinator,
-  InMemoryIdempotencyRecordStore,
-  InMemoryRecordQuota,
-} from '@oncely/core';
+import { InMemoryRecordQuota } from '@oncely/core';
 import {
   StorageTap,
   type ConformanceApp,
@@ -20,6 +16,7 @@ import {
   timeoutLayer,
   type AuthedRequest,
 } from './app-layers.js';
+import { inMemoryConformanceBackend, type ConformanceBackend } from './conformance-backends.js';
 import { mountConformanceRoutes } from './conformance.routes.js';
 
 /** What the fixture needs of an Express major: the app factory and its JSON body parser. */
@@ -30,14 +27,15 @@ export interface ExpressMajor {
 
 async function startExpressApp(
   express: ExpressMajor,
+  backend: ConformanceBackend,
   settings: ConformanceAppSettings,
 ): Promise<ConformanceApp> {
   const tap = new StorageTap();
-  const coordinator = new InMemoryFlightCoordinator();
+  const engines = await backend.engines();
   const oncely = createOncely({
     namespace: settings.namespace,
-    coordinator: tap.flightCoordinator(coordinator),
-    store: tap.recordStore(new InMemoryIdempotencyRecordStore()),
+    coordinator: tap.flightCoordinator(engines.coordinator),
+    store: tap.recordStore(engines.store),
     resolveUser: (req: AuthedRequest) => req.user ?? req.principal,
     ...(settings.recordQuota && {
       recordQuota: { quota: new InMemoryRecordQuota(), ...settings.recordQuota },
@@ -77,26 +75,30 @@ async function startExpressApp(
         server.closeAllConnections();
         await new Promise((resolve) => server.close(resolve));
         await oncely.close();
-        await coordinator.close();
+        await engines.release();
       },
       records: async () => tap.records(),
-      storedText: async () => tap.storedText(),
+      storedText: async () => (await engines.rawStoredText(settings.namespace)) ?? tap.storedText(),
     };
   } catch (error) {
     await oncely.close();
-    await coordinator.close();
+    await engines.release();
     throw error;
   }
 }
 
-/** Plain Express (4 or 5) with oncely's middleware, on the in-memory backend. */
-export function expressHarness(name: string, express: ExpressMajor): HttpConformanceHarness {
+/** Plain Express (4 or 5) with oncely's middleware, on the given backend. */
+export function expressHarness(
+  name: string,
+  express: ExpressMajor,
+  backend: ConformanceBackend = inMemoryConformanceBackend(),
+): HttpConformanceHarness {
   return {
-    name,
+    name: `${name} (${backend.name})`,
     capabilities: ['raw-response-writes', 'next-error', 'storage-inspection'],
     catchAllRegistrations: ['error-handling middleware'],
     timeoutStatus: 503,
     collisionRouteNames: ['POST /collisions/a', 'POST /collisions/b'],
-    start: (settings) => startExpressApp(express, settings),
+    start: (settings) => startExpressApp(express, backend, settings),
   };
 }

@@ -1,5 +1,14 @@
 import { Type } from 'class-transformer';
-import { IsInt, IsNotEmpty, IsString, Matches, Min, ValidateNested } from 'class-validator';
+import { KeyIgnore } from '@oncely/nestjs';
+import {
+  IsInt,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  Matches,
+  Min,
+  ValidateNested,
+} from 'class-validator';
 
 export class OrderLineDto {
   @IsString()
@@ -19,6 +28,11 @@ export class CreateOrderDto {
   @ValidateNested({ each: true })
   @Type(() => OrderLineDto)
   lines!: OrderLineDto[];
+
+  @IsOptional()
+  @IsString()
+  @KeyIgnore()
+  clientSentAt?: string;
 }
 
 export class CreateUserDto {

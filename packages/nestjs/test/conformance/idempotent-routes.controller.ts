@@ -16,7 +16,7 @@ import { ConformanceProbe, CONFORMANCE_SECRET } from '@oncely/core/testing';
 import { IdempotentKey } from '@oncely/nestjs';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { UserView } from './app-layers.js';
-import { CreateOrderDto, CreateUserDto, PayDto } from './dtos.js';
+import { CreateOrderDto, CreateUserDto, OrderLineDto, PayDto } from './dtos.js';
 
 const scope = 'user.tenantId';
 
@@ -43,7 +43,14 @@ export class IdempotentRoutesController {
   @Header('Location', '/orders/latest')
   create(@Body() dto: CreateOrderDto) {
     const execution = this.probe.hit('order-create');
-    return { id: randomUUID(), execution, customer: dto.customer, lines: dto.lines.length };
+    return {
+      id: randomUUID(),
+      execution,
+      customer: dto.customer,
+      lines: dto.lines.length,
+      // Nest only (the adapter spec checks it): the handler gets the validated DTO instances.
+      dtoInstance: dto instanceof CreateOrderDto && dto.lines[0] instanceof OrderLineDto,
+    };
   }
 
   @Post('orders/slow')

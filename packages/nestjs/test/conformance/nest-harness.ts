@@ -8,12 +8,7 @@ import {
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, HttpAdapterHost } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
-import {
-  InMemoryFlightCoordinator,
-  InMemoryIdempotencyRecordStore,
-  InMemoryRecordQuota,
-  type KeyContext,
-} from '@oncely/core';
+import { InMemoryRecordQuota, type KeyContext } from '@oncely/core';
 import {
   ConformanceProbe,
   StorageTap,
@@ -22,6 +17,11 @@ import {
   type HttpConformanceHarness,
 } from '@oncely/core/testing';
 import { OncelyModule } from '@oncely/nestjs';
+// Shared with the Express runner, so both integrations run on the very same backends.
+import {
+  inMemoryConformanceBackend,
+  type ConformanceBackend,
+} from '../../../express/test/conformance/conformance-backends.js';
 import type { Server } from 'node:http';
 import { AllExceptionsFilter, ConformanceAuthGuard, TimeoutInterceptor } from './app-layers.js';
 import { collisionControllers } from './collision.controllers.js';
@@ -41,25 +41,26 @@ function principalFallback(context: ExecutionContext, base: KeyContext): KeyCont
 /**
  * A Nest app built the way the NestJS docs show: global `ClassSerializerInterceptor` as
  * `APP_INTERCEPTOR`, global `ValidationPipe({ whitelist: true })`, the docs' timeout interceptor
- * and catch-all filter, oncely imported like any module, on the in-memory backend seen through
- * a `StorageTap`.
+ * and catch-all filter, oncely imported like any module, on the given backend seen through a
+ * `StorageTap`.
  */
 async function startNestApp(
   platform: NestPlatform,
+  backend: ConformanceBackend,
   settings: ConformanceAppSettings,
 ): Promise<ConformanceApp> {
   const tap = new StorageTap();
+  const engines = await backend.engines();
   const controllers: Type[] = [IdempotentRoutesController, SingleFlightRoutesController];
   if (settings.collidingRoutes) {
     controllers.push(...collisionControllers(settings.collidingRoutes === 'shared'));
   }
-  const coordinator = new InMemoryFlightCoordinator();
   const moduleRef = await Test.createTestingModule({
     imports: [
       OncelyModule.forRoot({
         namespace: settings.namespace,
-        coordinator: tap.flightCoordinator(coordinator),
-        store: tap.recordStore(new InMemoryIdempotencyRecordStore()),
+        coordinator: tap.flightCoordinator(engines.coordinator),
+        store: tap.recordStore(engines.store),
         keyContext: principalFallback,
         ...(settings.recordQuota && {
           recordQuota: { quota: new InMemoryRecordQuota(), ...settings.recordQuota },
@@ -96,22 +97,25 @@ async function startNestApp(
     close: async () => {
       server.closeAllConnections();
       await app.close();
-      await coordinator.close();
+      await engines.release();
     },
     records: async () => tap.records(),
-    storedText: async () => tap.storedText(),
+    storedText: async () => (await engines.rawStoredText(settings.namespace)) ?? tap.storedText(),
   };
 }
 
-export function nestHarness(platform: NestPlatform): HttpConformanceHarness {
+export function nestHarness(
+  platform: NestPlatform,
+  backend: ConformanceBackend = inMemoryConformanceBackend(),
+): HttpConformanceHarness {
   return {
-    name: `Nest on ${platform === 'express' ? 'Express' : 'Fastify'}`,
+    name: `Nest on ${platform === 'express' ? 'Express' : 'Fastify'} (${backend.name})`,
     capabilities: ['storage-inspection'],
     catchAllRegistrations: CATCH_ALL,
     timeoutStatus: 408,
     collisionRouteNames: ['CollisionAController.create', 'CollisionBController.create'],
     refusesEmptyJsonBody: platform === 'fastify',
     refusesPrototypePoisoning: platform === 'fastify',
-    start: (settings) => startNestApp(platform, settings),
+    start: (settings) => startNestApp(platform, backend, settings),
   };
 }

@@ -67,7 +67,8 @@ export interface ConformanceApp {
  *   (Nest: global `ClassSerializerInterceptor` as `APP_INTERCEPTOR`; Express: response shaping).
  * - **validation**: bodies are whitelisted (unknown fields stripped, Nest: global
  *   `ValidationPipe({ whitelist: true })`, no oncely `validation` option). An order is
- *   `{ customer: non-empty string, lines: [{ sku: non-empty string, quantity: integer >= 1 }] }`;
+ *   `{ customer: non-empty string, lines: [{ sku: non-empty string, quantity: integer >= 1 }],
+ *   clientSentAt?: string }` where `clientSentAt` is `@KeyIgnore()`d (out of the fingerprint);
  *   a pay body is `{ orderId: /^[A-Za-z0-9-]{1,64}$/, amount: /^\d{1,9}\.\d{2}$/ }`. JSON bodies
  *   over 100 KiB are refused with 413.
  * - **catch-all error handler** (registered as `settings.catchAll` says): answers an error with its

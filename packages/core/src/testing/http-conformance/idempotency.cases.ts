@@ -95,6 +95,26 @@ export const idempotencyCases: readonly CaseDefinition[] = [
     },
   },
   {
+    name: 'leaves @KeyIgnore() properties out of the payload comparison',
+    run: async ({ http, probe }) => {
+      const key = randomUUID();
+      const sentAt = (clientSentAt: string) => ({ ...order('ki'), clientSentAt });
+      const first = await http.post('/orders', {
+        key,
+        tenant: 't-1',
+        body: sentAt('2026-01-01T00:00:00Z'),
+      });
+      const second = await http.post('/orders', {
+        key,
+        tenant: 't-1',
+        body: sentAt('2026-02-02T10:10:10Z'),
+      });
+      assert.equal(first.status, 201, first.text);
+      assertReplayOf(second, first);
+      assert.equal(probe.executions('order-create'), 1);
+    },
+  },
+  {
     name: 'keys ignore transport headers: trace ids and timestamps do not change the key',
     run: async ({ http, probe }) => {
       const key = randomUUID();
