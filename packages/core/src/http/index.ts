@@ -17,3 +17,5 @@ export * from './protected-call.executor.js';
 export * from './protection-engines.js';
 export * from './protection-setup.js';
 export * from './handler-context.js';
+export * from './response-capture.js';
+export * from './response-writer.js';

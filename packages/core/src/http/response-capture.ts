@@ -1,0 +1,393 @@
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { StoredBody } from '../record/stored-response.js';
+import type { HttpResponse } from './http-response.js';
+import { headerFields } from './replay-header-policy.js';
+import { PayloadTooLargeError } from './request-rejected.errors.js';
+import { writeHttpResponse } from './response-writer.js';
+import { UnsupportedResponseError } from './route-setup.errors.js';
+
+export interface ResponseCaptureOptions {
+  /** Route name, for error messages. */
+  readonly route: string;
+  /** Largest body kept; a larger response is refused whole (`PayloadTooLargeError`). */
+  readonly maxBytes: number;
+}
+
+/**
+ * - `idle`: not holding; the app writes straight to the socket.
+ * - `holding`: the app's writes are held back, it has not ended yet.
+ * - `ended`: the app ended; its whole response is held, waiting for `commit` or `replaceWith`.
+ * - `refused`: the response cannot be kept whole; nothing was sent, waiting for `replaceWith`.
+ * - `released`: the app's writes go straight through again.
+ * - `sent`: oncely sent a response; the app's writes are swallowed.
+ */
+type State = 'idle' | 'holding' | 'ended' | 'refused' | 'released' | 'sent';
+
+/** What the app ended with, to send exactly as it was when `commit` comes. */
+interface HeldResponse {
+  readonly status: number;
+  readonly statusMessage: string | undefined;
+  readonly headers: OutgoingHttpHeaders;
+  readonly body: Buffer;
+}
+
+type Method = (...args: unknown[]) => unknown;
+
+const HOLDING_METHODS = ['write', 'end', 'writeHead', 'flushHeaders'] as const;
+const SEALED_METHODS = [...HOLDING_METHODS, 'setHeader', 'removeHeader', 'appendHeader'] as const;
+type Patched = (typeof SEALED_METHODS)[number];
+
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+
+/**
+ * Holds back what an app writes on a raw `node:http` response (Express's `res`, Fastify's
+ * `reply.raw`) so oncely can keep it, share it or replace it, and then sends it whole or not at
+ * all: the client and the kept record always agree. It patches the instance's own methods and
+ * restores them (own-property aware) before sending anything itself. Whatever the app does
+ * (double end, write after end, setHeader after end, an error handler writing after a response)
+ * never throws and never reaches the socket twice.
+ */
+export class ResponseCapture {
+  readonly #res: ServerResponse;
+  readonly #route: string;
+  readonly #maxBytes: number;
+  readonly #saved = new Map<Patched, { readonly own: boolean; readonly value: unknown }>();
+  #state: State = 'idle';
+  #appEnded = false;
+  #chunks: Buffer[] = [];
+  #size = 0;
+  #initial: { readonly status: number; readonly headers: OutgoingHttpHeaders } | undefined;
+  #held: HeldResponse | undefined;
+  /** What to send once the app ends, asked for before it did. */
+  #pending:
+    | { readonly kind: 'commit' }
+    | { readonly kind: 'replace'; readonly response: HttpResponse }
+    | undefined;
+  #promise: Promise<HttpResponse> | undefined;
+  #resolve: (response: HttpResponse) => void = () => undefined;
+  #reject: (error: unknown) => void = () => undefined;
+
+  constructor(res: ServerResponse, options: ResponseCaptureOptions) {
+    this.#res = res;
+    this.#route = options.route;
+    this.#maxBytes = options.maxBytes;
+  }
+
+  /**
+   * Starts holding back everything the app writes (`writeHead`, `setHeader` then `write`,
+   * `write`, `end`, `flushHeaders`, piped streams, `res.sendFile`): nothing reaches the socket.
+   * Resolves when the app ends the response, with what it ended with: the real status, its
+   * headers (`writeHead`'s merged in) and the whole body (JSON kept as a value only when
+   * re-serialising gives the same bytes, else bytes). Rejects when the response cannot be kept
+   * whole (over `maxBytes`: `PayloadTooLargeError`; anything unusable:
+   * `UnsupportedResponseError`); then nothing was sent and the app's later writes are swallowed
+   * until `replaceWith`. Calling it again returns the same promise.
+   */
+  hold(): Promise<HttpResponse> {
+    if (this.#promise) return this.#promise;
+    this.#promise = new Promise<HttpResponse>((resolve, reject) => {
+      this.#resolve = resolve;
+      this.#reject = reject;
+    });
+    // A rejection nobody waits for any more (the call was answered) must not crash the process.
+    this.#promise.catch(() => undefined);
+    if (this.#state === 'idle') {
+      this.#initial = { status: this.#res.statusCode, headers: this.#res.getHeaders() };
+      this.#state = 'holding';
+      this.#install(this.#holdingMethods());
+    }
+    return this.#promise;
+  }
+
+  /** Whether the app has ended the response (then held, waiting for `commit`/`replaceWith`). */
+  get ended(): boolean {
+    return this.#appEnded;
+  }
+
+  /**
+   * Sends what was held exactly as the app wrote it (at the moment it ends, if it has not yet).
+   * Anything the app writes afterwards (a second `res.json`, `next(err)` then an error
+   * handler, …) is swallowed, never thrown. Does nothing once oncely sent a response.
+   */
+  commit(): void {
+    if (this.#state === 'holding') {
+      this.#pending = { kind: 'commit' };
+    } else if (this.#state === 'ended') {
+      this.#sendHeld();
+    }
+  }
+
+  /**
+   * Sends `response` (status, headers, body) instead of what the app wrote: at once when the app
+   * already ended (or its response was refused), otherwise at the moment it ends, so a
+   * framework still about to send is not told "already sent". Headers the app set are dropped
+   * first. Anything the app writes afterwards, `setHeader`/`writeHead`/`end` included, is
+   * swallowed (no `ERR_HTTP_HEADERS_SENT`, no `ERR_STREAM_WRITE_AFTER_END`).
+   */
+  replaceWith(response: HttpResponse): void {
+    if (this.#state === 'idle' && !this.#res.headersSent && !this.#res.writableEnded) {
+      // Its rejection is handled by hold() itself; the replacement is sent either way.
+      void this.hold();
+    }
+    if (this.#state === 'holding') {
+      this.#pending = { kind: 'replace', response };
+      return;
+    }
+    this.interrupt(response);
+  }
+
+  /**
+   * Sends `response` at once, whether or not the app has ended, and swallows whatever the app
+   * writes afterwards: for an answer that must not wait for the app (a refusal, a lost lease
+   * while the handler still runs). Does nothing once oncely sent a response; only seals when
+   * the app already sent its own.
+   */
+  interrupt(response: HttpResponse): void {
+    if (this.#state === 'sent') return;
+    if (this.#res.headersSent || this.#res.writableEnded) {
+      this.#seal();
+      return;
+    }
+    this.#send(() => {
+      for (const name of this.#res.getHeaderNames()) this.#res.removeHeader(name);
+      this.#res.statusMessage = undefined as unknown as string;
+      writeHttpResponse(this.#res, response);
+    });
+  }
+
+  /**
+   * Stops holding without sending anything: the app's own writes go straight through again,
+   * from the status and headers the response had when `hold()` began (e.g. the handler threw
+   * and an error handler will write). A held response is dropped. Does nothing after a refusal
+   * or once oncely sent a response, so a misbehaving app can still not write twice.
+   */
+  release(): void {
+    if (this.#state !== 'holding' && this.#state !== 'ended') return;
+    this.#state = 'released';
+    this.#restore();
+    this.#chunks = [];
+    this.#held = undefined;
+    const initial = this.#initial;
+    if (!initial || this.#res.headersSent) return;
+    for (const name of this.#res.getHeaderNames()) this.#res.removeHeader(name);
+    for (const [name, value] of Object.entries(initial.headers)) {
+      if (value !== undefined) this.#res.setHeader(name, value);
+    }
+    this.#res.statusCode = initial.status;
+  }
+
+  #holdingMethods(): Partial<Record<Patched, Method>> {
+    const res = this.#res;
+    return {
+      write: (chunk, encoding, callback) => {
+        const done = [encoding, callback].find((arg) => typeof arg === 'function') as
+          Method | undefined;
+        this.#take(chunk, typeof encoding === 'string' ? encoding : undefined);
+        if (done) process.nextTick(done);
+        // Always true: a piping source keeps flowing, so a stream is captured to its end.
+        return true;
+      },
+      end: (chunk, encoding, callback) => {
+        const done = [chunk, encoding, callback].find((arg) => typeof arg === 'function') as
+          Method | undefined;
+        if (done) res.once('finish', done);
+        if (typeof chunk !== 'function') {
+          this.#take(chunk, typeof encoding === 'string' ? encoding : undefined);
+        }
+        this.#appEnded = true;
+        this.#finish();
+        return res;
+      },
+      writeHead: (status, reason, headers) => {
+        if (this.#state === 'holding') this.#writeHead(status, reason, headers);
+        return res;
+      },
+      flushHeaders: () => undefined,
+    };
+  }
+
+  #sealedMethods(): Record<Patched, Method> {
+    const res = this.#res;
+    const swallowCallback = (...args: unknown[]) => {
+      const done = args.find((arg) => typeof arg === 'function') as Method | undefined;
+      if (done) process.nextTick(done);
+    };
+    return {
+      write: (...args) => {
+        swallowCallback(...args);
+        return true;
+      },
+      end: (...args) => {
+        swallowCallback(...args);
+        return res;
+      },
+      writeHead: () => res,
+      flushHeaders: () => undefined,
+      setHeader: () => res,
+      removeHeader: () => undefined,
+      appendHeader: () => res,
+    };
+  }
+
+  #take(chunk: unknown, encoding: string | undefined): void {
+    if (this.#state !== 'holding' || chunk === undefined || chunk === null) return;
+    let bytes: Buffer;
+    if (typeof chunk === 'string') {
+      if (encoding !== undefined && !Buffer.isEncoding(encoding)) {
+        this.#refuse(new UnsupportedResponseError(this.#route, `text in encoding "${encoding}"`));
+        return;
+      }
+      bytes = Buffer.from(chunk, encoding ?? 'utf8');
+    } else if (chunk instanceof Uint8Array) {
+      bytes = Buffer.from(chunk);
+    } else {
+      this.#refuse(
+        new UnsupportedResponseError(this.#route, `a body chunk of type ${typeof chunk}`),
+      );
+      return;
+    }
+    this.#size += bytes.byteLength;
+    if (this.#size > this.#maxBytes) {
+      this.#refuse(new PayloadTooLargeError('response', this.#maxBytes, this.#size));
+      return;
+    }
+    this.#chunks.push(bytes);
+  }
+
+  #writeHead(status: unknown, reason: unknown, headers: unknown): void {
+    const res = this.#res;
+    res.statusCode = status as number;
+    if (typeof reason === 'string') res.statusMessage = reason;
+    const fields = typeof reason === 'string' ? headers : reason;
+    if (Array.isArray(fields)) {
+      // Raw form, as Node takes it: [name, value, name, value, …] (or [[name, value], …]);
+      // repeated names stay repeated, and replace what was set before.
+      const pairs: unknown[][] = Array.isArray(fields[0])
+        ? (fields as unknown[][])
+        : fields.flatMap((_, i) => (i % 2 === 0 ? [fields.slice(i, i + 2)] : []));
+      for (const [name] of pairs) res.removeHeader(String(name));
+      for (const [name, value] of pairs) res.appendHeader(String(name), value as string);
+    } else if (typeof fields === 'object' && fields !== null) {
+      for (const [name, value] of Object.entries(fields)) {
+        if (value !== undefined) res.setHeader(name, value as string);
+      }
+    }
+  }
+
+  #finish(): void {
+    if (this.#state !== 'holding') return;
+    const res = this.#res;
+    const status = res.statusCode;
+    if (!Number.isInteger(status) || status < 100 || status > 999) {
+      this.#refuse(new UnsupportedResponseError(this.#route, `the status ${String(status)}`));
+      return;
+    }
+    const body = carriesBody(res, status) ? Buffer.concat(this.#chunks) : Buffer.alloc(0);
+    this.#chunks = [];
+    const held: HeldResponse = {
+      status,
+      statusMessage: res.statusMessage,
+      headers: res.getHeaders(),
+      body,
+    };
+    this.#held = held;
+    this.#state = 'ended';
+    this.#seal();
+    this.#resolve({
+      status,
+      headers: headerFields(held.headers),
+      body: storedBodyOf(body, res.getHeader('content-type')),
+    });
+    this.#runPending();
+  }
+
+  #refuse(error: Error): void {
+    if (this.#state !== 'holding') return;
+    this.#chunks = [];
+    this.#state = 'refused';
+    this.#seal();
+    this.#reject(error);
+    if (this.#pending?.kind === 'replace') this.interrupt(this.#pending.response);
+  }
+
+  #runPending(): void {
+    if (this.#pending?.kind === 'replace') this.interrupt(this.#pending.response);
+    else if (this.#pending?.kind === 'commit') this.#sendHeld();
+  }
+
+  #sendHeld(): void {
+    const held = this.#held;
+    if (!held) return;
+    this.#send(() => {
+      const res = this.#res;
+      for (const name of res.getHeaderNames()) res.removeHeader(name);
+      for (const [name, value] of Object.entries(held.headers)) {
+        if (value !== undefined) res.setHeader(name, value);
+      }
+      res.statusCode = held.status;
+      res.statusMessage = held.statusMessage as string;
+      res.end(held.body);
+    });
+  }
+
+  /** Writes with the original methods, then swallows whatever the app writes afterwards. */
+  #send(write: () => void): void {
+    this.#state = 'sent';
+    this.#held = undefined;
+    this.#restore();
+    try {
+      write();
+    } catch {
+      // The socket refused what oncely wrote (it went away): the client gets nothing, as it
+      // would without oncely; a half-written response must not stay open.
+      this.#res.destroy();
+    }
+    this.#seal();
+  }
+
+  #seal(): void {
+    this.#install(this.#sealedMethods());
+  }
+
+  #install(methods: Partial<Record<Patched, Method>>): void {
+    const res = this.#res as unknown as Record<Patched, unknown>;
+    if (this.#saved.size === 0) {
+      for (const name of SEALED_METHODS) {
+        this.#saved.set(name, { own: Object.hasOwn(res, name), value: res[name] });
+      }
+    }
+    for (const [name, method] of Object.entries(methods)) res[name as Patched] = method;
+  }
+
+  #restore(): void {
+    const res = this.#res as unknown as Record<Patched, unknown>;
+    for (const [name, saved] of this.#saved) {
+      if (saved.own) res[name] = saved.value;
+      else delete res[name];
+    }
+  }
+}
+
+/** Node sends no body on `HEAD`, 1xx, 204 and 304; neither is one kept. */
+function carriesBody(res: ServerResponse, status: number): boolean {
+  if ((res.req as { method?: string } | undefined)?.method === 'HEAD') return false;
+  return status >= 200 && status !== 204 && status !== 304;
+}
+
+/**
+ * JSON is kept as a value (readable in the record) only when re-serialising it gives back the
+ * exact bytes sent; anything else is kept as bytes, so every replay is byte for byte the same.
+ */
+function storedBodyOf(bytes: Buffer, contentType: unknown): StoredBody {
+  if (bytes.length === 0) return { kind: 'empty' };
+  if (typeof contentType === 'string' && JSON_TYPE.test(contentType)) {
+    const text = bytes.toString('utf8');
+    try {
+      const value: unknown = JSON.parse(text);
+      if (JSON.stringify(value) === text) return { kind: 'json', value };
+    } catch {
+      // Not JSON after all: kept as bytes below.
+    }
+  }
+  return { kind: 'bytes', value: bytes };
+}

@@ -1,0 +1,401 @@
+import {
+  PayloadTooLargeError,
+  ResponseCapture,
+  UnsupportedResponseError,
+  type HttpResponse,
+} from '@oncely/core';
+import { createServer, ServerResponse, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
+
+/** One real `node:http` server per test; `handle` plays the app (and the adapter). */
+let server: Server | undefined;
+let responseErrors: Error[] = [];
+
+async function serve(handle: (res: ServerResponse, req: IncomingMessage) => void): Promise<string> {
+  server = createServer((req, res) => {
+    res.on('error', (error) => responseErrors.push(error));
+    handle(res, req);
+  });
+  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+}
+
+function capture(res: ServerResponse, maxBytes = 1024): ResponseCapture {
+  return new ResponseCapture(res, { route: 'POST /orders', maxBytes });
+}
+
+function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void } {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+const problem: HttpResponse = {
+  status: 409,
+  headers: { 'content-type': 'application/problem+json', 'retry-after': '1' },
+  body: { kind: 'json', value: { title: 'In progress' } },
+};
+
+beforeEach(() => {
+  responseErrors = [];
+});
+
+afterEach(async () => {
+  server?.closeAllConnections();
+  await new Promise((resolve) => server?.close(resolve));
+  server = undefined;
+  // Errors emitted on a response (ERR_STREAM_WRITE_AFTER_END, …) would crash a plain process.
+  expect(responseErrors).toEqual([]);
+});
+
+describe('ResponseCapture', () => {
+  it('keeps write, write, end whole and sends it once, as held', async () => {
+    const kept = deferred<HttpResponse>();
+    const url = await serve((res) => {
+      const c = capture(res);
+      void c.hold().then((response) => {
+        kept.resolve(response);
+        c.commit();
+      });
+      res.setHeader('content-type', 'application/json');
+      res.write('{"a"');
+      res.write(':1');
+      res.end('}');
+    });
+    const reply = await fetch(url);
+    expect(reply.status).toBe(200);
+    expect(await reply.text()).toBe('{"a":1}');
+    expect(reply.headers.get('content-length')).toBe('7');
+    expect(await kept.promise).toEqual({
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      body: { kind: 'json', value: { a: 1 } },
+    });
+  });
+
+  it('keeps writeHead with an object of headers', async () => {
+    const kept = deferred<HttpResponse>();
+    const url = await serve((res) => {
+      const c = capture(res);
+      void c.hold().then((response) => {
+        kept.resolve(response);
+        c.commit();
+      });
+      res.setHeader('x-before', 'kept');
+      res.writeHead(202, { 'x-one': '1', 'content-type': 'text/plain' });
+      res.end('ok');
+    });
+    const reply = await fetch(url);
+    expect(reply.status).toBe(202);
+    expect(reply.headers.get('x-one')).toBe('1');
+    expect(reply.headers.get('x-before')).toBe('kept');
+    expect(await reply.text()).toBe('ok');
+    const response = await kept.promise;
+    expect(response.status).toBe(202);
+    expect(response.headers).toEqual({
+      'x-before': 'kept',
+      'x-one': '1',
+      'content-type': 'text/plain',
+    });
+    expect(response.body).toEqual({ kind: 'bytes', value: Buffer.from('ok') });
+  });
+
+  it('keeps writeHead with a reason and raw header pairs, repeated names included', async () => {
+    const kept = deferred<HttpResponse>();
+    const url = await serve((res) => {
+      const c = capture(res);
+      void c.hold().then((response) => {
+        kept.resolve(response);
+        c.commit();
+      });
+      res.setHeader('x-two', 'old');
+      res.writeHead(203, 'Custom Reason', [
+        'x-two',
+        'new',
+        'set-cookie',
+        'a=1',
+        'set-cookie',
+        'b=2',
+      ]);
+      res.end();
+    });
+    const reply = await fetch(url);
+    expect(reply.status).toBe(203);
+    expect(reply.statusText).toBe('Custom Reason');
+    expect(reply.headers.get('x-two')).toBe('new');
+    expect(reply.headers.getSetCookie()).toEqual(['a=1', 'b=2']);
+    const response = await kept.promise;
+    expect(response.headers).toEqual({ 'x-two': 'new', 'set-cookie': 'a=1, b=2' });
+    expect(response.body).toEqual({ kind: 'empty' });
+  });
+
+  it('keeps the status and headers set before a Buffer end', async () => {
+    const kept = deferred<HttpResponse>();
+    const url = await serve((res) => {
+      const c = capture(res);
+      void c.hold().then((response) => {
+        kept.resolve(response);
+        c.commit();
+      });
+      res.statusCode = 201;
+      res.setHeader('x-id', '7');
+      res.end(Buffer.from([1, 2, 3]));
+    });
+    const reply = await fetch(url);
+    expect(reply.status).toBe(201);
+    expect(reply.headers.get('x-id')).toBe('7');
+    expect(Buffer.from(await reply.arrayBuffer())).toEqual(Buffer.from([1, 2, 3]));
+    expect(await kept.promise).toEqual({
+      status: 201,
+      headers: { 'x-id': '7' },
+      body: { kind: 'bytes', value: Buffer.from([1, 2, 3]) },
+    });
+  });
+
+  it('keeps a piped stream whole', async () => {
+    const kept = deferred<HttpResponse>();
+    const url = await serve((res) => {
+      const c = capture(res);
+      void c.hold().then((response) => {
+        kept.resolve(response);
+        c.commit();
+      });
+      Readable.from(['x', 'y', 'z']).pipe(res);
+    });
+    const reply = await fetch(url);
+    expect(await reply.text()).toBe('xyz');
+    expect((await kept.promise).body).toEqual({ kind: 'bytes', value: Buffer.from('xyz') });
+  });
+
+  it('swallows a second end, before and after commit, and sends the first', async () => {
+    const url = await serve((res) => {
+      const c = capture(res);
+      void c.hold().then(() => {
+        c.commit();
+        res.end('third');
+      });
+      res.end('first');
+      res.statusCode = 500;
+      res.end('second');
+    });
+    const reply = await fetch(url);
+    expect(reply.status).toBe(200);
+    expect(await reply.text()).toBe('first');
+  });
+
+  it('swallows setHeader, writeHead and writes after commit without throwing', async () => {
+    const thrown = deferred<unknown>();
+    const url = await serve((res) => {
+      const c = capture(res);
+      void c.hold().then(() => {
+        c.commit();
+        try {
+          res.setHeader('x-late', '1');
+          res.appendHeader('x-late', '2');
+          res.removeHeader('content-type');
+          res.writeHead(500, { 'x-late': '3' });
+          res.flushHeaders();
+          res.write('late');
+          res.end('late');
+          thrown.resolve(undefined);
+        } catch (error) {
+          thrown.resolve(error);
+        }
+      });
+      res.setHeader('content-type', 'text/plain');
+      res.end('sent');
+    });
+    const reply = await fetch(url);
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get('x-late')).toBeNull();
+    expect(await reply.text()).toBe('sent');
+    expect(await thrown.promise).toBeUndefined();
+  });
+
+  it('replaces a response the app already ended, dropping its headers', async () => {
+    const url = await serve((res) => {
+      const c = capture(res);
+      void c.hold().then(() => {
+        c.replaceWith(problem);
+        res.end('after');
+      });
+      res.setHeader('x-app', 'yes');
+      res.end('mine');
+    });
+    const reply = await fetch(url);
+    expect(reply.status).toBe(409);
+    expect(reply.headers.get('x-app')).toBeNull();
+    expect(reply.headers.get('retry-after')).toBe('1');
+    expect(reply.headers.get('content-type')).toBe('application/problem+json');
+    expect(await reply.json()).toEqual({ title: 'In progress' });
+  });
+
+  it('replaces a response the app has not ended yet at the moment it ends', async () => {
+    const beforeEnd = deferred<boolean>();
+    const url = await serve((res) => {
+      const c = capture(res);
+      void c.hold();
+      c.replaceWith(problem);
+      beforeEnd.resolve(res.headersSent);
+      res.setHeader('x-app', 'yes');
+      res.writeHead(200);
+      res.end('mine');
+      res.end('again');
+    });
+    const reply = await fetch(url);
+    expect(await beforeEnd.promise).toBe(false);
+    expect(reply.status).toBe(409);
+    expect(reply.headers.get('x-app')).toBeNull();
+    expect(await reply.json()).toEqual({ title: 'In progress' });
+  });
+
+  it('refuses a response over maxBytes whole: nothing sent, the rest swallowed', async () => {
+    const refusal = deferred<{ error: unknown; headersSent: boolean }>();
+    const url = await serve((res) => {
+      const c = capture(res, 4);
+      c.hold().then(undefined, (error: unknown) => {
+        refusal.resolve({ error, headersSent: res.headersSent });
+        res.end('f');
+        c.replaceWith({ status: 413, headers: {}, body: { kind: 'empty' } });
+      });
+      res.write('abc');
+      res.write('de');
+    });
+    const reply = await fetch(url);
+    const { error, headersSent } = await refusal.promise;
+    expect(headersSent).toBe(false);
+    expect(error).toBeInstanceOf(PayloadTooLargeError);
+    expect(error).toMatchObject({ subject: 'response', limitBytes: 4, actualBytes: 5 });
+    expect(reply.status).toBe(413);
+    expect(await reply.text()).toBe('');
+  });
+
+  it('refuses a body chunk that is neither text nor bytes', async () => {
+    const refusal = deferred<unknown>();
+    const url = await serve((res) => {
+      const c = capture(res);
+      c.hold().then(undefined, (error: unknown) => {
+        refusal.resolve(error);
+        c.replaceWith(problem);
+      });
+      res.write(42);
+    });
+    const reply = await fetch(url);
+    expect(await refusal.promise).toBeInstanceOf(UnsupportedResponseError);
+    expect(reply.status).toBe(409);
+  });
+
+  it('keeps no body on a 204, as Node sends none', async () => {
+    const kept = deferred<HttpResponse>();
+    const url = await serve((res) => {
+      const c = capture(res);
+      void c.hold().then((response) => {
+        kept.resolve(response);
+        c.commit();
+      });
+      res.statusCode = 204;
+      res.end('ignored');
+    });
+    const reply = await fetch(url, { method: 'POST' });
+    expect(reply.status).toBe(204);
+    expect(await reply.text()).toBe('');
+    expect((await kept.promise).body).toEqual({ kind: 'empty' });
+  });
+
+  it('after release, passes the app writes straight through from the initial status and headers', async () => {
+    const url = await serve((res) => {
+      const c = capture(res);
+      res.setHeader('x-initial', '1');
+      void c.hold();
+      res.setHeader('x-handler', '1');
+      res.statusCode = 201;
+      res.write('dropped');
+      c.release();
+      res.statusCode = 500;
+      res.write('through ');
+      res.end('whole');
+    });
+    const reply = await fetch(url);
+    expect(reply.status).toBe(500);
+    expect(reply.headers.get('x-initial')).toBe('1');
+    expect(reply.headers.get('x-handler')).toBeNull();
+    expect(await reply.text()).toBe('through whole');
+  });
+
+  it('restores the instance methods, own properties included, and sends through them', async () => {
+    const checks = deferred<Record<string, boolean>>();
+    const url = await serve((res) => {
+      const protoEnd = ServerResponse.prototype.end;
+      let ownEndCalls = 0;
+      // An own method set before oncely, as compression middleware does.
+      const ownEnd = function (this: ServerResponse, ...args: unknown[]) {
+        ownEndCalls += 1;
+        return (protoEnd as (...a: unknown[]) => ServerResponse).apply(this, args);
+      };
+      res.end = ownEnd as ServerResponse['end'];
+      const c = capture(res);
+      void c.hold();
+      const patched = res.end !== ownEnd && Object.hasOwn(res, 'write');
+      c.release();
+      checks.resolve({
+        patched,
+        ownEndRestored: res.end === ownEnd,
+        writeBackOnPrototype: !Object.hasOwn(res, 'write') && !Object.hasOwn(res, 'setHeader'),
+        sentThroughOwnEnd: (res.end('ok'), ownEndCalls === 1),
+      });
+    });
+    const reply = await fetch(url);
+    expect(await reply.text()).toBe('ok');
+    expect(await checks.promise).toEqual({
+      patched: true,
+      ownEndRestored: true,
+      writeBackOnPrototype: true,
+      sentThroughOwnEnd: true,
+    });
+  });
+
+  it('commit sends through the methods the app had before the capture', async () => {
+    const calls = deferred<number>();
+    const url = await serve((res) => {
+      const protoEnd = ServerResponse.prototype.end;
+      let ownEndCalls = 0;
+      res.end = function (this: ServerResponse, ...args: unknown[]) {
+        ownEndCalls += 1;
+        return (protoEnd as (...a: unknown[]) => ServerResponse).apply(this, args);
+      } as ServerResponse['end'];
+      const c = capture(res);
+      void c.hold().then(() => {
+        c.commit();
+        calls.resolve(ownEndCalls);
+      });
+      res.end('ok');
+    });
+    expect(await (await fetch(url)).text()).toBe('ok');
+    expect(await calls.promise).toBe(1);
+  });
+
+  it('commit after the client left neither throws nor emits an error', async () => {
+    const ended = deferred<ResponseCapture>();
+    const committed = deferred<unknown>();
+    const url = await serve((res) => {
+      const c = capture(res);
+      void c.hold().then(() => ended.resolve(c));
+      res.once('close', () => {
+        try {
+          c.commit();
+          committed.resolve(undefined);
+        } catch (error) {
+          committed.resolve(error);
+        }
+      });
+      res.end('late');
+    });
+    const abort = new AbortController();
+    const request = fetch(url, { signal: abort.signal }).catch(() => undefined);
+    await ended.promise;
+    abort.abort();
+    await request;
+    expect(await committed.promise).toBeUndefined();
+  });
+});
