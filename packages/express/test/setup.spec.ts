@@ -71,11 +71,31 @@ describe('createOncely() and middleware creation', () => {
     ).toThrow(ReplayHeaderPolicyError);
   });
 
+  it('fails when two routes claim one operation with identical options, naming both', () => {
+    const instance = oncely();
+    instance.idempotent({ name: 'POST /orders', operation: 'order-create', scope: 'user.id' });
+    const conflict = () =>
+      instance.idempotent({ name: 'POST /quotes', operation: 'order-create', scope: 'user.id' });
+    expect(conflict).toThrow(OperationClaimConflictError);
+    expect(conflict).toThrow(/POST \/orders and POST \/quotes/);
+    instance.singleFlight({ name: 'POST /reports', operation: 'report', target: 'body.id' });
+    expect(() =>
+      instance.singleFlight({
+        name: 'POST /reports-v2',
+        operation: 'report',
+        target: 'body.id',
+        shared: true,
+      }),
+    ).toThrow(/POST \/reports and POST \/reports-v2/);
+    expect(() =>
+      instance.idempotent({ operation: 'x', scope: 'user.id', shared: 'yes' as never }),
+    ).toThrow(/"shared"/);
+    expect(() => instance.singleFlight({ operation: 'x', shared: 1 as never })).toThrow(/"shared"/);
+  });
+
   it('fails when two routes claim one operation with different key shapes, naming both', () => {
     const instance = oncely();
     instance.idempotent({ name: 'POST /v1/pay', operation: 'pay', scope: 'user.id' });
-    // The same shape may be claimed twice (two paths of one operation).
-    instance.idempotent({ name: 'POST /v1/pay-alias', operation: 'pay', scope: 'user.id' });
     const conflict = () =>
       instance.idempotent({ name: 'POST /v2/pay', operation: 'pay', scope: 'user.tenantId' });
     expect(conflict).toThrow(OperationClaimConflictError);

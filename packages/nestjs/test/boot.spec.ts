@@ -69,11 +69,57 @@ describe('start-up checks', () => {
     );
   });
 
-  it('lets routes share an operation with equal key shapes, or when all are marked shared', async () => {
+  it('fails the boot on two routes claiming one operation with identical options, naming both', async () => {
+    @Controller('orders')
+    class OrdersController {
+      @Post()
+      @IdempotentKey({ operation: 'order-create', scope: 'user.tenantId' })
+      create() {
+        return { id: 'order-1' };
+      }
+    }
+    @Controller('quotes')
+    class QuotesController {
+      @Post()
+      @IdempotentKey({ operation: 'order-create', scope: 'user.tenantId' })
+      create() {
+        return { quote: 12 };
+      }
+    }
+    const failure = boot([OrdersController, QuotesController]);
+    await expect(failure).rejects.toBeInstanceOf(OperationClaimConflictError);
+    await expect(failure).rejects.toThrow(
+      /OrdersController\.create \(POST \/orders\) and QuotesController\.create \(POST \/quotes\)/,
+    );
+  });
+
+  it('fails the boot on two @SingleFlight routes with identical options unless both are shared', async () => {
+    @Controller('reports')
+    class ReportsController {
+      @Post()
+      @SingleFlight({ operation: 'report', target: 'body.id' })
+      export() {
+        return {};
+      }
+    }
+    @Controller('reports-v2')
+    class ReportsV2Controller {
+      @Post()
+      @SingleFlight({ operation: 'report', target: 'body.id', shared: true })
+      export() {
+        return {};
+      }
+    }
+    await expect(boot([ReportsController, ReportsV2Controller])).rejects.toThrow(
+      /ReportsController\.export \(POST \/reports\) and ReportsV2Controller\.export/,
+    );
+  });
+
+  it('lets routes share an operation when both are marked shared: true', async () => {
     @Controller('v1')
     class V1Controller {
       @Post('refund')
-      @IdempotentKey({ operation: 'refund', scope: 'user.tenantId' })
+      @IdempotentKey({ operation: 'refund', scope: 'user.tenantId', shared: true })
       refund() {
         return {};
       }
@@ -86,7 +132,7 @@ describe('start-up checks', () => {
     @Controller('v2')
     class V2Controller {
       @Post('refund')
-      @IdempotentKey({ operation: 'refund', scope: 'user.tenantId' })
+      @IdempotentKey({ operation: 'refund', scope: 'user.tenantId', shared: true })
       refund() {
         return {};
       }
@@ -172,6 +218,12 @@ describe('start-up checks', () => {
     ).toThrow(ReplayHeaderPolicyError);
     expect(() => decorate(SingleFlight({ operation: 'x', scope: 'tenant' }))).toThrow(
       RouteOptionsError,
+    );
+    expect(() =>
+      decorate(IdempotentKey({ operation: 'x', scope: 'user.id', shared: 'yes' as never })),
+    ).toThrow(/"shared" on Target\.handler/);
+    expect(() => decorate(SingleFlight({ operation: 'x', shared: 1 as never }))).toThrow(
+      /"shared" on Target\.handler/,
     );
   });
 

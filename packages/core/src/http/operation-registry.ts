@@ -12,9 +12,10 @@ export interface OperationClaim {
 }
 
 /**
- * Who claims which operation. Two routes may claim one operation if they build their keys the
- * same way (they then share records, as intended), or if both say `shared: true`; otherwise the
- * second claim fails, naming both routes — at start-up, not when keys silently diverge.
+ * Who claims which operation. One operation, one route: a second route claiming the same
+ * `namespace:operation:version` fails, naming both routes, unless both say `shared: true`. Equal
+ * key shapes are no excuse: two routes that merely declare the same options would replay each
+ * other's responses (a shape a client of the one cannot parse), so sharing is always declared.
  */
 export class OperationRegistry {
   private readonly claims = new Map<string, OperationClaim[]>();
@@ -45,8 +46,13 @@ export class OperationRegistry {
     const existing = this.claims.get(id) ?? [];
     for (const other of existing) {
       if (other.route === claim.route) continue;
-      if (other.shape !== claim.shape && !(other.shared && claim.shared)) {
-        throw new OperationClaimConflictError(claim.operation, other.route, claim.route);
+      if (!(other.shared && claim.shared)) {
+        throw new OperationClaimConflictError(
+          claim.operation,
+          other.route,
+          claim.route,
+          other.shape === claim.shape,
+        );
       }
     }
     this.claims.set(id, [...existing, claim]);

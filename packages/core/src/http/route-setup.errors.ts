@@ -25,17 +25,26 @@ export class ReplayHeaderPolicyError extends OncelyError {
   }
 }
 
-/** Two routes claim one operation with different key shapes. Raised at start-up. */
+/** Two routes claim one operation and not both say `shared: true`. Raised at start-up. */
 export class OperationClaimConflictError extends OncelyError {
   readonly code = 'operation_claim_conflict';
 
+  /**
+   * @param sameShape whether both routes build their keys the same way; then they would replay
+   *   each other's responses, otherwise their keys could never match.
+   */
   constructor(
     readonly operation: string,
     readonly firstRoute: string,
     readonly secondRoute: string,
+    readonly sameShape = false,
   ) {
     super(
-      `${firstRoute} and ${secondRoute} both claim the operation "${operation}" with different key shapes, so their keys could never match and one would silently shadow the other. Give one of them its own operation name, or mark both with shared: true if they really are one operation.`,
+      `${firstRoute} and ${secondRoute} both claim the operation "${operation}"${
+        sameShape
+          ? ', so one route would replay the responses the other one produced'
+          : ' with different key shapes, so their keys could never match and one would silently shadow the other'
+      }. Give one of them its own operation name, or mark both with shared: true if they really are one operation.`,
     );
   }
 }

@@ -137,17 +137,29 @@ describe('OperationRegistry', () => {
       defaults,
     );
 
-  it('accepts equal shapes, refuses different ones naming both routes', () => {
+  it('refuses a second route claiming one operation, even with identical options, naming both', () => {
     const registry = new OperationRegistry();
     registry.register(route('A.refund'));
-    registry.register(route('B.refund'));
+    expect(() => registry.register(route('B.refund'))).toThrow(OperationClaimConflictError);
+    expect(() => registry.register(route('B.refund'))).toThrow(
+      /A\.refund and B\.refund .*would replay the responses/,
+    );
     expect(() => registry.register(route('C.refund', { target: 'body.id' }))).toThrow(
+      /A\.refund and C\.refund .*different key shapes/,
+    );
+    expect(registry.list().map((claim) => claim.route)).toEqual(['A.refund']);
+  });
+
+  it('lets routes share one operation only when both say shared: true', () => {
+    const registry = new OperationRegistry();
+    registry.register(route('A.refund', { shared: true }));
+    registry.register(route('B.refund', { shared: true }));
+    expect(() => registry.register(route('C.refund'))).toThrow(/A\.refund and C\.refund/);
+    const unmarkedFirst = new OperationRegistry();
+    unmarkedFirst.register(route('A.refund'));
+    expect(() => unmarkedFirst.register(route('B.refund', { shared: true }))).toThrow(
       OperationClaimConflictError,
     );
-    expect(() => registry.register(route('C.refund', { target: 'body.id' }))).toThrow(
-      /A\.refund and C\.refund/,
-    );
-    expect(registry.list().map((claim) => claim.route)).toEqual(['A.refund', 'B.refund']);
   });
 
   it('accepts different shapes when both are shared, or for another version', () => {

@@ -47,6 +47,8 @@ class PaymentsConsumer {
   @IdempotentKey({
     namespace: 'message',
     operation: 'consume',
+    // One consume operation for every topic; the topic in the scope keeps their records apart.
+    shared: true,
     scope: 'params.topic',
     target: 'body.messageId',
     idempotencyKey: 'ignored',
@@ -64,6 +66,7 @@ class PaymentsConsumer {
   @IdempotentKey({
     namespace: 'message',
     operation: 'consume',
+    shared: true,
     scope: 'params.topic',
     target: 'body.messageId',
     idempotencyKey: 'ignored',
