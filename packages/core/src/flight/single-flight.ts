@@ -13,10 +13,18 @@ import type {
   FlightContext,
   FlightResult,
   FlightRunOptions,
-  FlightSource,
   FlightWork,
 } from './flight.types.js';
 import { LeaseWatchdog } from './lease-watchdog.js';
+import {
+  expiredOutcome,
+  expiryOf,
+  joinWithin,
+  mayRunAgain,
+  type Landing,
+  type LocalFlight,
+} from './local-flight.js';
+import { MaxDurationExceededError } from './max-duration-exceeded.error.js';
 import { NoticeSubscription } from './notice-subscription.js';
 import { ResultCodec } from './result-codec.js';
 import {
@@ -27,17 +35,14 @@ import {
   type SingleFlightOptions,
 } from './single-flight-options.js';
 
-/** What a flight hands to its callers; `storeError` explains why a result was not stored. */
-interface Landing<T> extends FlightResult<T> {
-  readonly storeError?: unknown;
-}
-
 /**
  * Runs a piece of work once per key across every process sharing the coordinator, and hands its
  * result to every concurrent caller.
  *
  * Per key: a caller first joins a flight already running in this process (`joined`, no
- * coordinator call). Otherwise it asks the coordinator, once: a cached result is returned
+ * coordinator call), under the same rules as a follower on another node: with `onBusy: 'wait'` it
+ * gives up with `FlightBusyError` after its own `wait`, and after a transient failure exactly one
+ * joiner runs its own work as the next leader while the others join that run. Otherwise it asks the coordinator, once: a cached result is returned
  * (`cached`), a cached deterministic error is thrown again, a free lease makes it the leader, and
  * a held lease makes it a follower. The leader runs the work (`executed`) while a watchdog
  * renews the lease, then completes the flight in one call. A follower waits for the leader's
@@ -47,6 +52,11 @@ interface Landing<T> extends FlightResult<T> {
  * notice before each re-acquire, so none is missed between that call's answer and the wait; its
  * first acquire is not preceded by a subscription (a cache hit must stay one call), and a
  * notice falling between that first answer and the subscription costs one short poll.
+ *
+ * Work that throws `MaxDurationExceededError` (its caller bounds it, e.g. with `HandlerDeadline`)
+ * is not a transient failure: the flight is completed with the expiry, kept `handoffTtl`, so that
+ * the followers waiting then get the same error instead of running the work again; a caller
+ * arriving after the expiry waits (with `onBusy: 'wait'`) until it is gone and may then lead.
  *
  * Every stored outcome is kept at least `handoffTtl` (default 1 s), also with `resultTtl` or
  * `errorTtl` 0: that is how the followers waiting when the leader completes get its result
@@ -68,7 +78,7 @@ export class SingleFlight {
   readonly #options: ResolvedEngineOptions;
   readonly #events: OncelyEventDispatcher;
   readonly #codec: ResultCodec;
-  readonly #flights = new Map<string, Promise<Landing<unknown>>>();
+  readonly #flights = new Map<string, LocalFlight>();
 
   constructor(
     private readonly coordinator: FlightCoordinator,
@@ -87,8 +97,8 @@ export class SingleFlight {
   /**
    * Runs `work` for `key` unless another caller already does, and resolves with its result and
    * how it was obtained. A caller joining a flight of this process shares that flight's outcome,
-   * governed by the options of the caller that started it; its own `work` and options are not
-   * used.
+   * governed by the options of the caller that started it, except for its own `wait` and
+   * `onBusy`; its own `work` runs only if it takes over after a transient failure.
    *
    * Throws `FlightBusyError` when another caller holds the flight and this one may not wait
    * (`onBusy: 'reject'`) or waited `wait` ms; the error of a deterministic failure (the leader's
@@ -104,33 +114,50 @@ export class SingleFlight {
   ): Promise<FlightResult<T>> {
     const startedAt = performance.now();
     const operation = options?.operation;
-    let flight = this.#flights.get(key) as Promise<Landing<T>> | undefined;
-    const joined = flight !== undefined;
-    if (flight === undefined) {
-      const settings = options
-        ? resolveFlightOptions(options, this.#options.flight)
-        : this.#options.flight;
-      flight = this.#fly(key, work, settings, operation);
-      this.#track(key, flight);
-    }
+    const settings = options
+      ? resolveFlightOptions(options, this.#options.flight)
+      : this.#options.flight;
+    const deadline = startedAt + settings.wait;
+    let joined = false;
     try {
-      const landing = await flight;
-      const source: FlightSource = joined ? 'joined' : landing.source;
-      this.#emit(key, operation, source, startedAt, joined ? undefined : landing.storeError);
-      return { value: landing.value, source };
+      for (;;) {
+        const running = this.#flights.get(key);
+        if (running === undefined) {
+          // A joiner taking over waits only what is left of its own `wait`.
+          const wait = Math.max(0, Math.floor(deadline - performance.now()));
+          const flight = this.#fly(key, work, joined ? { ...settings, wait } : settings, operation);
+          this.#track(key, flight, settings);
+          const landing = await flight;
+          this.#emit(key, operation, landing.source, startedAt, landing.storeError);
+          return { value: landing.value, source: landing.source };
+        }
+        joined = true;
+        const outcome = await joinWithin(running, key, settings, deadline);
+        if ('landed' in outcome) {
+          this.#emit(key, operation, 'joined', startedAt, undefined);
+          return { value: outcome.landed.value as T, source: 'joined' };
+        }
+        if (!mayRunAgain(outcome.failed, running.failurePolicy, settings)) throw outcome.failed;
+      }
     } catch (error) {
       this.#emit(key, operation, outcomeOf(error), startedAt, error);
       throw error;
     }
   }
 
-  #track(key: string, flight: Promise<Landing<unknown>>): void {
+  #track(key: string, landing: Promise<Landing<unknown>>, settings: ResolvedFlightOptions): void {
+    const flight: LocalFlight = {
+      landing,
+      failurePolicy: settings.failurePolicy,
+      leaseTtl: settings.leaseTtl,
+      since: performance.now(),
+    };
     this.#flights.set(key, flight);
     // Registered before any caller awaits the flight, so the key is gone before they resume.
     const forget = () => {
       if (this.#flights.get(key) === flight) this.#flights.delete(key);
     };
-    flight.then(forget, forget);
+    landing.then(forget, forget);
   }
 
   async #fly<T>(
@@ -141,7 +168,10 @@ export class SingleFlight {
   ): Promise<Landing<T>> {
     const owner = this.#options.ownerId();
     const deadline = performance.now() + settings.wait;
+    const handoffEnd = performance.now() + this.#options.handoffTtl + this.#options.backoffMax;
     let attempts = 0;
+    /** Whether this caller waited on a lease: then an expiry it finds is the one it waited on. */
+    let waited = false;
     let subscription: NoticeSubscription | undefined;
     try {
       for (;;) {
@@ -170,11 +200,22 @@ export class SingleFlight {
               value: this.#codec.decode(outcome.payload) as T,
               source: attempts > 0 ? 'shared' : 'cached',
             };
-          case 'failed':
-            throw settings.failurePolicy.deserialize(this.#codec.decode(outcome.payload));
+          case 'failed': {
+            const failure = this.#codec.decode(outcome.payload);
+            const expiry = expiryOf(failure, key);
+            if (expiry === undefined) throw settings.failurePolicy.deserialize(failure);
+            // A new request, not a waiter of the expired run: it may lead once the expiry is gone,
+            // which takes `handoffTtl`, whatever its `onBusy` and `wait`.
+            const handedOff = handoffEnd - performance.now();
+            if (waited || handedOff <= 0) throw expiry;
+            await sleep(Math.max(1, Math.min(this.#backoff(attempts), handedOff)));
+            attempts += 1;
+            continue;
+          }
           case 'leader':
             return await this.#lead(key, owner, outcome.fence, askedAt, work, settings, operation);
           case 'busy': {
+            waited = true;
             const remaining = deadline - performance.now();
             const leaseRemaining = Math.max(0, outcome.leaseRemainingMs);
             if (settings.onBusy === 'reject' || remaining <= 0) {
@@ -228,6 +269,10 @@ export class SingleFlight {
       value = await work(context);
     } catch (error) {
       watchdog.stop();
+      if (error instanceof MaxDurationExceededError) {
+        await this.#settleExpiry(key, owner, error, operation);
+        throw error;
+      }
       if (watchdog.lostWith) throw leaseLost(watchdog.lostWith, error);
       await this.#settleFailure(key, owner, error, settings, operation);
       throw error;
@@ -284,6 +329,25 @@ export class SingleFlight {
         const ttlMs = this.#keep(settings.errorTtl);
         await this.coordinator.complete(key, owner, { kind: 'error', payload, ttlMs });
       }
+    } catch (coordinatorError) {
+      this.#coordinatorDown(key, operation, coordinatorError);
+    }
+  }
+
+  /** Waiters get the expiry itself; `handoffTtl` later the key is free for a retry. */
+  async #settleExpiry(
+    key: string,
+    owner: string,
+    error: MaxDurationExceededError,
+    operation: string | undefined,
+  ): Promise<void> {
+    const payload = this.#codec.encode(expiredOutcome(error));
+    try {
+      await this.coordinator.complete(key, owner, {
+        kind: 'error',
+        payload,
+        ttlMs: this.#options.handoffTtl,
+      });
     } catch (coordinatorError) {
       this.#coordinatorDown(key, operation, coordinatorError);
     }
@@ -358,6 +422,10 @@ function uncoordinatedContext(key: string): FlightContext {
       return (signal ??= new AbortController().signal);
     },
   };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 function isDeterministic(error: unknown, policy: FailurePolicy): boolean {

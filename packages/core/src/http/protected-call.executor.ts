@@ -2,6 +2,7 @@ import type { OncelyEvent, OncelyEventListener, OncelyOutcome } from '../events/
 import { OncelyEventDispatcher, type OncelyEventDraft } from '../events/oncely-event-dispatcher.js';
 import { systemClock, type Clock } from '../flight/clock.js';
 import { FlightBusyError } from '../flight/flight-busy.error.js';
+import { HandlerDeadline } from '../flight/handler-deadline.js';
 import type { FlightResult, FlightRunOptions, FlightWork } from '../flight/flight.types.js';
 import type {
   IdempotencyRecordStore,
@@ -27,6 +28,7 @@ import { TransactionalStoreRequiredError } from './route-setup.errors.js';
 import { isDeterministicClientError, isStorableStatus } from './response-storage-policy.js';
 import { ResponseSignal } from './response-signal.js';
 import { handlerContext } from './handler-context.js';
+import { neverAborted, RecordWatchdog } from './record-watchdog.js';
 
 /** What the executor needs of the SingleFlight engine (`SingleFlight` satisfies it). */
 export interface FlightRunner {
@@ -49,7 +51,10 @@ export interface ProtectedCallEngines {
 
 /** What a handler gets while oncely runs it. */
 export interface HandlerContext {
-  /** Aborts when the lease (flight or record) is lost: stop, nothing will be confirmed. */
+  /**
+   * Aborts when the lease (flight or record) is lost or the route's `maxDuration` is over: stop,
+   * nothing will be confirmed. Cooperative: a handler that ignores it keeps running unobserved.
+   */
   readonly signal: AbortSignal;
   /** The transaction of a `transactional` route (e.g. a TypeORM `EntityManager`). */
   readonly transaction?: unknown;
@@ -110,6 +115,11 @@ export class ProtectedCallExecutor {
   constructor(private readonly engines: ProtectedCallEngines) {
     this.#clock = engines.clock ?? systemClock;
     this.#events = new OncelyEventDispatcher(engines.events ?? []);
+  }
+
+  /** Keys this process is calling, waiting for or running a handler for (diagnostics). */
+  get inFlight(): number {
+    return this.#running.size;
   }
 
   async execute(call: ProtectedCall): Promise<ProtectedCallResult> {
@@ -319,10 +329,19 @@ export class ProtectedCallExecutor {
     startedAt: number,
   ): Promise<StoredResponse> {
     const { store } = this.engines;
-    const watchdog = new RecordWatchdog(store, lease, route.leaseTtl, outerSignal);
+    const watchdog = new RecordWatchdog(
+      store,
+      lease,
+      route.leaseTtl,
+      route.maxDuration,
+      outerSignal,
+    );
     let settled = false;
     const produce = async (transaction: unknown): Promise<StoredResponse> => {
-      const { response } = await this.#inner(call, transaction, () => watchdog.signal);
+      // At maxDuration the call stops waiting: a transaction rolls back, nothing is completed.
+      const { response } = await watchdog.bound(
+        this.#inner(call, transaction, () => watchdog.signal),
+      );
       onFresh(response);
       if (!isStorableStatus(response.status))
         throw ResponseSignal.unkept(shareable(response, route));
@@ -346,6 +365,15 @@ export class ProtectedCallExecutor {
       this.#emit('idempotency', 'executed', route.operation, key.identity, startedAt);
       return stored;
     } catch (error) {
+      const expired = watchdog.expired;
+      if (expired !== undefined) {
+        // Not a transient failure: the guard hands the expiry to its waiters, and the record is
+        // freed so that a retry runs.
+        settled = true;
+        await store.release(lease).catch(() => undefined);
+        this.#emit('idempotency', 'lease_lost', route.operation, key.identity, startedAt, expired);
+        throw expired;
+      }
       if (error instanceof LeaseLostError || watchdog.lost) {
         settled = true;
         this.#emit('idempotency', 'lease_lost', route.operation, key.identity, startedAt, error);
@@ -400,9 +428,20 @@ export class ProtectedCallExecutor {
         key,
         async (flight) => {
           this.#markExecuting(local.call);
-          const response = await call.handler(
-            handlerContext(() => anySignal(context.signal, flight.signal), context.transaction),
-          );
+          const deadline = new HandlerDeadline(key, flight.fence, route.maxDuration);
+          let response: HttpResponse;
+          try {
+            response = await deadline.bound(
+              call.handler(
+                handlerContext(
+                  () => AbortSignal.any([context.signal, flight.signal, deadline.signal]),
+                  context.transaction,
+                ),
+              ),
+            );
+          } finally {
+            deadline.clear();
+          }
           fresh = response;
           if (isDeterministicClientError(response.status)) {
             throw ResponseSignal.kept(keep(response, route));
@@ -543,75 +582,7 @@ function replayOf(response: StoredResponse): HttpResponse {
   return { status: response.status, headers, body: response.body };
 }
 
-/**
- * Renews the record's lease at a third of its TTL. Its signal, made only when the handler reads
- * it, aborts when a renewal finds the lease lost or when the outer signal (the guard's flight)
- * aborts.
- */
-class RecordWatchdog {
-  #controller: AbortController | undefined;
-  readonly #timer: NodeJS.Timeout;
-  #lost = false;
-  #reason: unknown;
-
-  constructor(
-    store: IdempotencyRecordStore,
-    lease: RecordLease,
-    leaseTtl: number,
-    private readonly outerSignal: () => AbortSignal,
-  ) {
-    this.#timer = setInterval(
-      () => {
-        store.renew(lease, leaseTtl).then(
-          (held) => {
-            if (!held) this.#lose(new LeaseLostError(lease.identity, lease.fence));
-          },
-          // A failed renewal is not a lost lease: the next one may succeed before expiry.
-          () => undefined,
-        );
-      },
-      Math.max(1, Math.floor(leaseTtl / 3)),
-    );
-    this.#timer.unref();
-  }
-
-  get signal(): AbortSignal {
-    if (this.#controller === undefined) {
-      this.#controller = new AbortController();
-      if (this.#lost) this.#controller.abort(this.#reason);
-      const outer = this.outerSignal();
-      if (outer.aborted) this.#lose(outer.reason);
-      else if (outer !== neverAborted) {
-        outer.addEventListener('abort', () => this.#lose(outer.reason), { once: true });
-      }
-    }
-    return this.#controller.signal;
-  }
-
-  get lost(): boolean {
-    return this.#lost;
-  }
-
-  stop(): void {
-    clearInterval(this.#timer);
-  }
-
-  #lose(reason: unknown): void {
-    if (this.#lost) return;
-    this.#lost = true;
-    this.#reason = reason;
-    this.#controller?.abort(reason);
-  }
-}
-
-const neverAborted = new AbortController().signal;
 const noOuterSignal = (): AbortSignal => neverAborted;
-
-function anySignal(a: AbortSignal, b: AbortSignal): AbortSignal {
-  if (a === neverAborted) return b;
-  if (b === neverAborted) return a;
-  return AbortSignal.any([a, b]);
-}
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));

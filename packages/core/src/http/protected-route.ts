@@ -27,6 +27,8 @@ interface ResolvedCommon {
   readonly maxResponseBytes: number;
   readonly missingUserStatus: 400 | 401;
   readonly replayHeaders: ReplayHeaderPolicy;
+  /** Longest run of the handler before its key is taken back (`MaxDurationExceededError`). */
+  readonly maxDuration: number;
 }
 
 export interface ResolvedIdempotentRoute extends ResolvedCommon {
@@ -59,7 +61,13 @@ export interface ProtectedRoute {
   readonly singleFlight?: ResolvedSingleFlightRoute;
 }
 
-const COMMON_KEYS = ['shared', 'maxResponseBytes', 'missingUserStatus', 'replayHeaders'];
+const COMMON_KEYS = [
+  'shared',
+  'maxResponseBytes',
+  'missingUserStatus',
+  'replayHeaders',
+  'maxDuration',
+];
 const IDEMPOTENT_KEYS = new Set<string>([
   ...KEY_SPEC_PROPERTIES,
   ...COMMON_KEYS,
@@ -82,6 +90,8 @@ const SINGLE_FLIGHT_KEYS = new Set<string>([
   'onBusy',
   'onCoordinatorDown',
 ]);
+/** Node's largest timer delay; a longer one fires at once. */
+export const MAX_TIMER_MS = 2_147_483_647;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9a-z-]+$/;
 
 /**
@@ -130,6 +140,7 @@ const DEFAULTS_FOR_CHECK: Omit<ProtectionDefaults, 'namespace'> = {
   missingUserStatus: 400,
   onCoordinatorDown: 'open',
   replayHeaders: [],
+  maxDuration: 1,
 };
 
 function resolveIdempotent(
@@ -213,6 +224,7 @@ function resolveCommon(
     maxResponseBytes: check.duration('maxResponseBytes', defaults.maxResponseBytes, 1),
     missingUserStatus: check.oneOf('missingUserStatus', [400, 401], defaults.missingUserStatus),
     replayHeaders: ReplayHeaderPolicy.create([...defaults.replayHeaders, ...replayHeaders]),
+    maxDuration: check.timer('maxDuration', defaults.maxDuration),
   };
 }
 
@@ -300,6 +312,18 @@ class OptionChecker {
       );
     }
     return value as T;
+  }
+
+  /** A whole number of milliseconds a timer can wait (Node fires longer ones at once). */
+  timer(option: string, fallback: number): number {
+    const value = (this.options as Record<string, unknown>)[option] ?? fallback;
+    if (!Number.isSafeInteger(value) || (value as number) < 1 || (value as number) > MAX_TIMER_MS) {
+      this.fail(
+        option,
+        `must be a whole number of milliseconds from 1 to ${MAX_TIMER_MS}, got ${describeOptionValue(value)}`,
+      );
+    }
+    return value as number;
   }
 
   duration(option: string, fallback: number, min: number): number {

@@ -1,6 +1,7 @@
 import { OncelyConfigurationError } from '../errors/oncely-configuration.error.js';
 import type { OncelyEventListener } from '../events/oncely-event.js';
 import { KEY_NAME_PATTERN } from '../key/key-grammar.js';
+import { MAX_TIMER_MS } from './protected-route.js';
 import { ReplayHeaderPolicy } from './replay-header-policy.js';
 import { DEFAULT_PROTECTION, type ProtectionDefaults } from './route-options.js';
 
@@ -64,6 +65,12 @@ export function resolveProtectionDefaults(
         `${owner} option "defaults.${key}" must be a non-negative integer (milliseconds, or bytes for maxResponseBytes), got ${JSON.stringify(value)}.`,
       );
     }
+  }
+  const { maxDuration } = defaults;
+  if (!Number.isSafeInteger(maxDuration) || maxDuration < 1 || maxDuration > MAX_TIMER_MS) {
+    throw new OncelyConfigurationError(
+      `${owner} option "defaults.maxDuration" must be a whole number of milliseconds from 1 to ${MAX_TIMER_MS}, got ${JSON.stringify(maxDuration)}.`,
+    );
   }
   // Fails here, with the reason, for set-cookie, content-length, hop-by-hop headers and the like.
   ReplayHeaderPolicy.create(defaults.replayHeaders);

@@ -9,9 +9,8 @@ export type RouteKeySpec = Omit<KeySpec, 'namespace'> & { readonly namespace?: s
 /** Options both mechanisms share. Durations are milliseconds. */
 interface CommonRouteOptions {
   /**
-   * One operation, one route: a second route claiming the same `namespace:operation:version`
-   * fails the boot, naming both, unless every route claiming it is marked `shared: true` (for
-   * example a v1 and a v2 path of the same command, which then replay each other's responses).
+   * Several routes may claim one operation only if they build their keys the same way, unless
+   * all of them are marked `shared` (for example a v1 and a v2 path of the same command).
    */
   readonly shared?: boolean;
   /** Largest response body kept for replays (bytes, as stored). */
@@ -23,6 +22,14 @@ interface CommonRouteOptions {
   readonly missingUserStatus?: 400 | 401;
   /** Headers replayed besides the safe default set (`content-type`, `location`, `etag`, …). */
   readonly replayHeaders?: readonly string[];
+  /**
+   * Longest time the handler may hold the key (ms; default 300 000, at most 2 147 483 647). Past
+   * it the handler's abort signal fires, the lease is released, its caller and waiters get `503`
+   * lease-lost with `Retry-After`, a retry may run, and nothing the handler does later is kept.
+   * The abort is cooperative: a handler ignoring its signal keeps running, which is why the
+   * default is long.
+   */
+  readonly maxDuration?: number;
 }
 
 /** `@IdempotentKey(options)` / `idempotent(options)`: durable idempotency for one route. */
@@ -77,6 +84,7 @@ export interface ProtectionDefaults {
   readonly missingUserStatus: 400 | 401;
   readonly onCoordinatorDown: 'open' | 'closed';
   readonly replayHeaders: readonly string[];
+  readonly maxDuration: number;
 }
 
 export const DEFAULT_PROTECTION: Omit<ProtectionDefaults, 'namespace'> = {
@@ -91,4 +99,6 @@ export const DEFAULT_PROTECTION: Omit<ProtectionDefaults, 'namespace'> = {
   missingUserStatus: 400,
   onCoordinatorDown: 'open',
   replayHeaders: [],
+  // Long: a handler ignoring its abort signal keeps running past it, and its retry may run too.
+  maxDuration: 300_000,
 };

@@ -1,0 +1,95 @@
+import { LeaseLostError } from '../record/lease-lost.error.js';
+import { FlightBusyError } from './flight-busy.error.js';
+import { CoordinatorUnavailableError } from './flight-coordinator.port.js';
+import type { FailurePolicy, FlightResult } from './flight.types.js';
+import { MaxDurationExceededError } from './max-duration-exceeded.error.js';
+import type { ResolvedFlightOptions } from './single-flight-options.js';
+
+/** What a flight hands to its callers; `storeError` explains why a result was not stored. */
+export interface Landing<T> extends FlightResult<T> {
+  readonly storeError?: unknown;
+}
+
+/** A flight running in this process, as the callers joining it see it. */
+export interface LocalFlight {
+  readonly landing: Promise<Landing<unknown>>;
+  /** The policy of the caller that started it, which decides what its failures mean. */
+  readonly failurePolicy: FailurePolicy;
+  readonly leaseTtl: number;
+  /** `performance.now()` when it started. */
+  readonly since: number;
+}
+
+export type JoinOutcome = { readonly landed: Landing<unknown> } | { readonly failed: unknown };
+
+/**
+ * Waits for a flight of this process as a follower on another node would wait for its lease:
+ * `onBusy: 'wait'` callers give up with `FlightBusyError` once their own `wait` is over.
+ * Resolves with the flight's outcome, failures included; rejects only on that time-out.
+ */
+export function joinWithin(
+  flight: LocalFlight,
+  key: string,
+  settings: ResolvedFlightOptions,
+  deadline: number,
+): Promise<JoinOutcome> {
+  const settled = flight.landing.then(
+    (landed): JoinOutcome => ({ landed }),
+    (failed: unknown): JoinOutcome => ({ failed }),
+  );
+  // `reject` callers are refused by their caller while the flight executes (the executor's
+  // local duplicate check); otherwise they share what the flight only read.
+  if (settings.onBusy !== 'wait') return settled;
+  return new Promise<JoinOutcome>((resolve, reject) => {
+    const timer = setTimeout(
+      () => {
+        const elapsed = performance.now() - flight.since;
+        reject(new FlightBusyError(key, Math.max(1, Math.ceil(flight.leaseTtl - elapsed))));
+      },
+      Math.max(0, Math.ceil(deadline - performance.now())),
+    );
+    timer.unref();
+    void settled.then((outcome) => {
+      clearTimeout(timer);
+      resolve(outcome);
+    });
+  });
+}
+
+/**
+ * Whether a caller that joined a failed flight takes over, as a follower on another node whose
+ * leader released the lease would: only callers that wait, and only after a transient failure.
+ * A lost or expired lease is not one (the work may still be running, or ran past `maxDuration`),
+ * nor is a deterministic failure or a coordinator outage.
+ */
+export function mayRunAgain(
+  error: unknown,
+  policy: FailurePolicy,
+  settings: ResolvedFlightOptions,
+): boolean {
+  if (settings.onBusy !== 'wait') return false;
+  if (error instanceof LeaseLostError || error instanceof CoordinatorUnavailableError) return false;
+  if (error instanceof FlightBusyError) return true;
+  try {
+    return policy.classify(error) === 'transient';
+  } catch {
+    return false;
+  }
+}
+
+/** Marks a stored flight outcome as "ran past maxDuration", whatever the failure policy. */
+const EXPIRED_MARK = 'oncely:max-duration-exceeded';
+
+/** The stored form of an expiry, shared with followers on other nodes. */
+export function expiredOutcome(error: MaxDurationExceededError): unknown {
+  return { [EXPIRED_MARK]: { fence: error.fence, maxDurationMs: error.maxDurationMs } };
+}
+
+/** The expiry a stored failure records, or `undefined` if it records anything else. */
+export function expiryOf(stored: unknown, key: string): MaxDurationExceededError | undefined {
+  if (typeof stored !== 'object' || stored === null || !(EXPIRED_MARK in stored)) return undefined;
+  const { fence, maxDurationMs } = (
+    stored as Record<string, { fence: number; maxDurationMs: number }>
+  )[EXPIRED_MARK]!;
+  return new MaxDurationExceededError(key, Number(fence), Number(maxDurationMs));
+}
