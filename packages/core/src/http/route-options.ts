@@ -9,8 +9,9 @@ export type RouteKeySpec = Omit<KeySpec, 'namespace'> & { readonly namespace?: s
 /** Options both mechanisms share. Durations are milliseconds. */
 interface CommonRouteOptions {
   /**
-   * Several routes may claim one operation only if they build their keys the same way, unless
-   * all of them are marked `shared` (for example a v1 and a v2 path of the same command).
+   * One operation, one route: a second route claiming the same `namespace:operation:version`
+   * fails the boot, naming both, unless every route claiming it is marked `shared: true` (for
+   * example a v1 and a v2 path of the same command, which then replay each other's responses).
    */
   readonly shared?: boolean;
   /** Largest response body kept for replays (bytes, as stored). */
