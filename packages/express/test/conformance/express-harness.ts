@@ -95,7 +95,7 @@ export function expressHarness(
 ): HttpConformanceHarness {
   return {
     name: `${name} (${backend.name})`,
-    capabilities: ['raw-response-writes', 'next-error', 'storage-inspection'],
+    capabilities: ['raw-response-writes', 'next-error', 'storage-inspection', 'binary-body'],
     catchAllRegistrations: ['error-handling middleware'],
     timeoutStatus: 503,
     collisionRouteNames: ['POST /collisions/a', 'POST /collisions/b'],

@@ -10,7 +10,6 @@ import {
   Req,
   Res,
   ServiceUnavailableException,
-  StreamableFile,
 } from '@nestjs/common';
 import { ConformanceProbe, CONFORMANCE_SECRET } from '@oncely/core/testing';
 import { IdempotentKey } from '@oncely/nestjs';
@@ -127,12 +126,12 @@ export class IdempotentRoutesController {
     return { refund: this.probe.hit('refund'), version: 2 };
   }
 
-  /** Bytes the Nest way: a `StreamableFile`, which the global serializer leaves alone. */
   @Post('bytes')
+  @Header('Content-Type', 'application/octet-stream')
   @IdempotentKey({ operation: 'bytes', scope })
   bytes() {
     this.probe.hit('bytes');
-    return new StreamableFile(randomBytes(4096), { type: 'application/octet-stream' });
+    return randomBytes(4096);
   }
 
   @Post('headers')

@@ -110,7 +110,8 @@ export function nestHarness(
 ): HttpConformanceHarness {
   return {
     name: `Nest on ${platform === 'express' ? 'Express' : 'Fastify'} (${backend.name})`,
-    capabilities: ['storage-inspection'],
+    capabilities:
+      platform === 'fastify' ? ['storage-inspection', 'binary-body'] : ['storage-inspection'],
     catchAllRegistrations: CATCH_ALL,
     timeoutStatus: 408,
     collisionRouteNames: ['CollisionAController.create', 'CollisionBController.create'],

@@ -16,7 +16,13 @@ export type HttpConformanceCapability =
   /** Handlers may pass an error on with `next(error)`. */
   | 'next-error'
   /** `ConformanceApp.records()` and `storedText()` see what oncely kept. */
-  | 'storage-inspection';
+  | 'storage-inspection'
+  /**
+   * A handler can answer raw bytes, in a form oncely keeps, under the app's serializer. Nest on
+   * Express cannot: its global `ClassSerializerInterceptor` turns a returned `Buffer` into JSON,
+   * and a `StreamableFile` is refused by oncely at start-up.
+   */
+  | 'binary-body';
 
 /** What the suite asks of each app it starts; a fresh app is started for every case. */
 export interface ConformanceAppSettings {

@@ -226,6 +226,7 @@ export const idempotencyCases: readonly CaseDefinition[] = [
   },
   {
     name: 'replays a binary body byte for byte',
+    needs: ['binary-body'],
     run: async ({ http, probe }) => {
       const key = randomUUID();
       const first = await http.post('/bytes', { key, tenant: 't-1' });
