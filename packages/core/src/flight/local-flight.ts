@@ -2,7 +2,6 @@ import { LeaseLostError } from '../record/lease-lost.error.js';
 import { FlightBusyError } from './flight-busy.error.js';
 import { CoordinatorUnavailableError } from './flight-coordinator.port.js';
 import type { FailurePolicy, FlightResult } from './flight.types.js';
-import { MaxDurationExceededError } from './max-duration-exceeded.error.js';
 import type { ResolvedFlightOptions } from './single-flight-options.js';
 
 /** What a flight hands to its callers; `storeError` explains why a result was not stored. */
@@ -75,21 +74,4 @@ export function mayRunAgain(
   } catch {
     return false;
   }
-}
-
-/** Marks a stored flight outcome as "ran past maxDuration", whatever the failure policy. */
-const EXPIRED_MARK = 'oncely:max-duration-exceeded';
-
-/** The stored form of an expiry, shared with followers on other nodes. */
-export function expiredOutcome(error: MaxDurationExceededError): unknown {
-  return { [EXPIRED_MARK]: { fence: error.fence, maxDurationMs: error.maxDurationMs } };
-}
-
-/** The expiry a stored failure records, or `undefined` if it records anything else. */
-export function expiryOf(stored: unknown, key: string): MaxDurationExceededError | undefined {
-  if (typeof stored !== 'object' || stored === null || !(EXPIRED_MARK in stored)) return undefined;
-  const { fence, maxDurationMs } = (
-    stored as Record<string, { fence: number; maxDurationMs: number }>
-  )[EXPIRED_MARK]!;
-  return new MaxDurationExceededError(key, Number(fence), Number(maxDurationMs));
 }

@@ -8,22 +8,10 @@ import {
   type FlightCoordinator,
   type FlightOutcome,
 } from './flight-coordinator.port.js';
-import type {
-  FailurePolicy,
-  FlightContext,
-  FlightResult,
-  FlightRunOptions,
-  FlightWork,
-} from './flight.types.js';
+import type { FlightContext, FlightResult, FlightRunOptions, FlightWork } from './flight.types.js';
 import { LeaseWatchdog } from './lease-watchdog.js';
-import {
-  expiredOutcome,
-  expiryOf,
-  joinWithin,
-  mayRunAgain,
-  type Landing,
-  type LocalFlight,
-} from './local-flight.js';
+import { FlightOutcomes } from './flight-outcomes.js';
+import { joinWithin, mayRunAgain, type Landing, type LocalFlight } from './local-flight.js';
 import { MaxDurationExceededError } from './max-duration-exceeded.error.js';
 import { NoticeSubscription } from './notice-subscription.js';
 import { ResultCodec } from './result-codec.js';
@@ -40,23 +28,25 @@ import {
  * result to every concurrent caller.
  *
  * Per key: a caller first joins a flight already running in this process (`joined`, no
- * coordinator call), under the same rules as a follower on another node: with `onBusy: 'wait'` it
- * gives up with `FlightBusyError` after its own `wait`, and after a transient failure exactly one
- * joiner runs its own work as the next leader while the others join that run. Otherwise it asks the coordinator, once: a cached result is returned
- * (`cached`), a cached deterministic error is thrown again, a free lease makes it the leader, and
- * a held lease makes it a follower. The leader runs the work (`executed`) while a watchdog
- * renews the lease, then completes the flight in one call. A follower waits for the leader's
- * completion notice, with a backoff poll bounded by the lease's remaining time as a fallback,
- * and re-acquires: the result another caller produced is `shared`; a lease freed by a transient
- * failure or expiry makes exactly one follower the next leader. A follower listens for the
- * notice before each re-acquire, so none is missed between that call's answer and the wait; its
- * first acquire is not preceded by a subscription (a cache hit must stay one call), and a
- * notice falling between that first answer and the subscription costs one short poll.
+ * coordinator call), under the rules of a follower on another node: with `onBusy: 'wait'` it gives
+ * up with `FlightBusyError` after its own `wait`, and after a transient failure exactly one joiner
+ * runs its own work as the next leader while the others join that run. Otherwise it asks the
+ * coordinator, once: a cached result is returned (`cached`), a cached deterministic error is
+ * thrown again, a free lease makes it the leader, and a held lease makes it a follower. The
+ * leader runs the work (`executed`) while a watchdog renews the lease, then completes the flight
+ * in one call. A follower waits for the leader's completion notice, with a backoff poll bounded
+ * by the lease's remaining time as a fallback, and re-acquires: the result another caller
+ * produced is `shared`; a lease freed by a transient failure or expiry makes exactly one follower
+ * the next leader. A follower listens for the notice before each re-acquire, so none is missed
+ * between that call's answer and the wait; its first acquire is not preceded by a subscription (a
+ * cache hit must stay one call), and a notice falling between that first answer and the
+ * subscription costs one short poll.
  *
- * Work that throws `MaxDurationExceededError` (its caller bounds it, e.g. with `HandlerDeadline`)
- * is not a transient failure: the flight is completed with the expiry, kept `handoffTtl`, so that
- * the followers waiting then get the same error instead of running the work again; a caller
- * arriving after the expiry waits (with `onBusy: 'wait'`) until it is gone and may then lead.
+ * Work that throws `MaxDurationExceededError` (its caller bounds it with a `HandlerDeadline`) has
+ * not failed transiently: the flight is completed with the expiry, kept `handoffTtl`, so that the
+ * callers waiting for it (here or on other nodes) get the same error instead of running the work
+ * again. A caller that arrives afterwards was not waiting for it: it waits out that `handoffTtl`
+ * and may then lead.
  *
  * Every stored outcome is kept at least `handoffTtl` (default 1 s), also with `resultTtl` or
  * `errorTtl` 0: that is how the followers waiting when the leader completes get its result
@@ -77,7 +67,7 @@ import {
 export class SingleFlight {
   readonly #options: ResolvedEngineOptions;
   readonly #events: OncelyEventDispatcher;
-  readonly #codec: ResultCodec;
+  readonly #outcomes: FlightOutcomes;
   readonly #flights = new Map<string, LocalFlight>();
 
   constructor(
@@ -86,7 +76,10 @@ export class SingleFlight {
   ) {
     this.#options = resolveEngineOptions(options);
     this.#events = new OncelyEventDispatcher(this.#options.listeners);
-    this.#codec = new ResultCodec(this.#options.maxResultBytes);
+    this.#outcomes = new FlightOutcomes(
+      new ResultCodec(this.#options.maxResultBytes),
+      this.#options.handoffTtl,
+    );
   }
 
   /** Keys with a flight running in this process. */
@@ -197,17 +190,19 @@ export class SingleFlight {
         switch (outcome.kind) {
           case 'cached':
             return {
-              value: this.#codec.decode(outcome.payload) as T,
+              value: this.#outcomes.readResult(outcome.payload) as T,
               source: attempts > 0 ? 'shared' : 'cached',
             };
           case 'failed': {
-            const failure = this.#codec.decode(outcome.payload);
-            const expiry = expiryOf(failure, key);
-            if (expiry === undefined) throw settings.failurePolicy.deserialize(failure);
+            const { error, expired } = this.#outcomes.readFailure(
+              outcome.payload,
+              key,
+              settings.failurePolicy,
+            );
             // A new request, not a waiter of the expired run: it may lead once the expiry is gone,
             // which takes `handoffTtl`, whatever its `onBusy` and `wait`.
             const handedOff = handoffEnd - performance.now();
-            if (waited || handedOff <= 0) throw expiry;
+            if (!expired || waited || handedOff <= 0) throw error;
             await sleep(Math.max(1, Math.min(this.#backoff(attempts), handedOff)));
             attempts += 1;
             continue;
@@ -269,18 +264,19 @@ export class SingleFlight {
       value = await work(context);
     } catch (error) {
       watchdog.stop();
-      if (error instanceof MaxDurationExceededError) {
-        await this.#settleExpiry(key, owner, error, operation);
-        throw error;
-      }
-      if (watchdog.lostWith) throw leaseLost(watchdog.lostWith, error);
-      await this.#settleFailure(key, owner, error, settings, operation);
+      // An expiry is not a transient failure: waiters get it instead of running the work again.
+      const expired = error instanceof MaxDurationExceededError;
+      if (!expired && watchdog.lostWith) throw leaseLost(watchdog.lostWith, error);
+      const outcome = expired
+        ? this.#outcomes.expiry(error)
+        : this.#outcomes.failure(error, settings);
+      await this.#settle(key, owner, outcome, operation);
       throw error;
     }
     watchdog.stop();
     if (watchdog.lostWith) throw watchdog.lostWith;
 
-    const { outcome, storeError } = this.#resultOutcome(value, settings);
+    const { outcome, storeError } = this.#outcomes.result(value, settings);
     let completed: boolean;
     try {
       completed = await this.coordinator.complete(key, owner, outcome);
@@ -293,87 +289,19 @@ export class SingleFlight {
     return { value, source: 'executed', storeError };
   }
 
-  /**
-   * A result the codec refuses (too large, not serialisable) is not stored, yet the followers
-   * waiting for it must not hang nor run the work again: they get the codec's error, kept only
-   * for `handoffTtl`, while the leader's caller keeps its value.
-   */
-  #resultOutcome(
-    value: unknown,
-    settings: ResolvedFlightOptions,
-  ): { outcome: FlightOutcome; storeError?: unknown } {
-    try {
-      const payload = this.#codec.encode(value);
-      return { outcome: { kind: 'result', payload, ttlMs: this.#keep(settings.resultTtl) } };
-    } catch (storeError) {
-      const payload = this.#encodeError(storeError, settings.failurePolicy) ?? 'null';
-      const ttlMs = this.#options.handoffTtl;
-      return { outcome: { kind: 'error', payload, ttlMs }, storeError };
-    }
-  }
-
-  async #settleFailure(
+  /** Stores a failure's outcome, or releases the lease for a waiter to run the work again. */
+  async #settle(
     key: string,
     owner: string,
-    error: unknown,
-    settings: ResolvedFlightOptions,
+    outcome: FlightOutcome | undefined,
     operation: string | undefined,
   ): Promise<void> {
     try {
-      const payload = isDeterministic(error, settings.failurePolicy)
-        ? this.#encodeError(error, settings.failurePolicy)
-        : undefined;
-      if (payload === undefined) {
-        await this.coordinator.release(key, owner);
-      } else {
-        const ttlMs = this.#keep(settings.errorTtl);
-        await this.coordinator.complete(key, owner, { kind: 'error', payload, ttlMs });
-      }
+      if (outcome === undefined) await this.coordinator.release(key, owner);
+      else await this.coordinator.complete(key, owner, outcome);
     } catch (coordinatorError) {
       this.#coordinatorDown(key, operation, coordinatorError);
     }
-  }
-
-  /** Waiters get the expiry itself; `handoffTtl` later the key is free for a retry. */
-  async #settleExpiry(
-    key: string,
-    owner: string,
-    error: MaxDurationExceededError,
-    operation: string | undefined,
-  ): Promise<void> {
-    const payload = this.#codec.encode(expiredOutcome(error));
-    try {
-      await this.coordinator.complete(key, owner, {
-        kind: 'error',
-        payload,
-        ttlMs: this.#options.handoffTtl,
-      });
-    } catch (coordinatorError) {
-      this.#coordinatorDown(key, operation, coordinatorError);
-    }
-  }
-
-  /** The serialised error, without its body if that makes it fit, or nothing if it never fits. */
-  #encodeError(error: unknown, policy: FailurePolicy): string | undefined {
-    let serialized: unknown;
-    try {
-      serialized = policy.serialize(error);
-      return this.#codec.encode(serialized);
-    } catch {
-      if (typeof serialized !== 'object' || serialized === null || !('body' in serialized)) {
-        return undefined;
-      }
-    }
-    try {
-      const { body: _body, ...withoutBody } = serialized as Record<string, unknown>;
-      return this.#codec.encode(withoutBody);
-    } catch {
-      return undefined;
-    }
-  }
-
-  #keep(ttl: number): number {
-    return Math.max(ttl, this.#options.handoffTtl);
   }
 
   /** Exponential backoff with "equal jitter": never below half the step, so polls stay spaced. */
@@ -426,15 +354,6 @@ function uncoordinatedContext(key: string): FlightContext {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-function isDeterministic(error: unknown, policy: FailurePolicy): boolean {
-  try {
-    return policy.classify(error) === 'deterministic';
-  } catch {
-    // A policy that cannot decide must not share a failure nobody can vouch for.
-    return false;
-  }
 }
 
 /** The caller learns the lease was lost whatever the work did after the signal fired. */

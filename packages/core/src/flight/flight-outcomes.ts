@@ -1,0 +1,110 @@
+import type { FlightOutcome } from './flight-coordinator.port.js';
+import type { FailurePolicy } from './flight.types.js';
+import { MaxDurationExceededError } from './max-duration-exceeded.error.js';
+import type { ResultCodec } from './result-codec.js';
+import type { ResolvedFlightOptions } from './single-flight-options.js';
+
+/** Marks a stored flight outcome as "ran past maxDuration", whatever the failure policy. */
+const EXPIRED_MARK = 'oncely:max-duration-exceeded';
+
+/**
+ * What a leader stores when its flight ends, and what followers read back. Every stored outcome
+ * is kept at least `handoffTtl`, so that the followers waiting when it is stored read it.
+ */
+export class FlightOutcomes {
+  constructor(
+    private readonly codec: ResultCodec,
+    private readonly handoffTtl: number,
+  ) {}
+
+  /**
+   * A result the codec refuses (too large, not serialisable) is not stored, yet the followers
+   * waiting for it must not hang nor run the work again: they get the codec's error, kept only
+   * for `handoffTtl`, while the leader's caller keeps its value.
+   */
+  result(
+    value: unknown,
+    settings: ResolvedFlightOptions,
+  ): { outcome: FlightOutcome; storeError?: unknown } {
+    try {
+      const payload = this.codec.encode(value);
+      return { outcome: { kind: 'result', payload, ttlMs: this.#keep(settings.resultTtl) } };
+    } catch (storeError) {
+      const payload = this.#encodeError(storeError, settings.failurePolicy) ?? 'null';
+      return { outcome: { kind: 'error', payload, ttlMs: this.handoffTtl }, storeError };
+    }
+  }
+
+  /** A deterministic failure to share for `errorTtl`, or `undefined`: release the lease. */
+  failure(error: unknown, settings: ResolvedFlightOptions): FlightOutcome | undefined {
+    if (!isDeterministic(error, settings.failurePolicy)) return undefined;
+    const payload = this.#encodeError(error, settings.failurePolicy);
+    if (payload === undefined) return undefined;
+    return { kind: 'error', payload, ttlMs: this.#keep(settings.errorTtl) };
+  }
+
+  /** Waiters get the expiry itself; `handoffTtl` later the key is free for a retry. */
+  expiry(error: MaxDurationExceededError): FlightOutcome {
+    const payload = this.codec.encode({
+      [EXPIRED_MARK]: { fence: error.fence, maxDurationMs: error.maxDurationMs },
+    });
+    return { kind: 'error', payload, ttlMs: this.handoffTtl };
+  }
+
+  readResult(payload: string): unknown {
+    return this.codec.decode(payload);
+  }
+
+  /** The error a stored failure stands for; `expired` when it records an expiry. */
+  readFailure(
+    payload: string,
+    key: string,
+    policy: FailurePolicy,
+  ): { readonly error: Error; readonly expired: boolean } {
+    const stored = this.codec.decode(payload);
+    if (typeof stored === 'object' && stored !== null && EXPIRED_MARK in stored) {
+      const mark = (stored as Record<string, { fence?: unknown; maxDurationMs?: unknown }>)[
+        EXPIRED_MARK
+      ];
+      const error = new MaxDurationExceededError(
+        key,
+        Number(mark?.fence),
+        Number(mark?.maxDurationMs),
+      );
+      return { error, expired: true };
+    }
+    return { error: policy.deserialize(stored), expired: false };
+  }
+
+  #keep(ttl: number): number {
+    return Math.max(ttl, this.handoffTtl);
+  }
+
+  /** The serialised error, without its body if that makes it fit, or nothing if it never fits. */
+  #encodeError(error: unknown, policy: FailurePolicy): string | undefined {
+    let serialized: unknown;
+    try {
+      serialized = policy.serialize(error);
+      return this.codec.encode(serialized);
+    } catch {
+      if (typeof serialized !== 'object' || serialized === null || !('body' in serialized)) {
+        return undefined;
+      }
+    }
+    try {
+      const { body: _body, ...withoutBody } = serialized as Record<string, unknown>;
+      return this.codec.encode(withoutBody);
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+function isDeterministic(error: unknown, policy: FailurePolicy): boolean {
+  try {
+    return policy.classify(error) === 'deterministic';
+  } catch {
+    // A policy that cannot decide must not share a failure nobody can vouch for.
+    return false;
+  }
+}
