@@ -15,6 +15,7 @@ describe('Express-only HTTP behaviour, on the conformance fixture app', () => {
       probe,
       namespace: `adapter-${randomUUID().slice(0, 8)}`,
       catchAll: 'error-handling middleware',
+      serializer: 'response-shaping middleware',
       timeoutLayer: false,
     });
     http = new ConformanceClient(app);

@@ -15,6 +15,7 @@ describe.each<NestPlatform>(['express', 'fastify'])(
         probe,
         namespace: `adapter-${randomUUID().slice(0, 8)}`,
         catchAll: 'APP_FILTER',
+        serializer: 'APP_INTERCEPTOR in the root module',
         timeoutLayer: false,
       });
       http = new ConformanceClient(app);

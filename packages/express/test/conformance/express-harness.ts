@@ -97,6 +97,7 @@ export function expressHarness(
     name: `${name} (${backend.name})`,
     capabilities: ['raw-response-writes', 'next-error', 'storage-inspection', 'binary-body'],
     catchAllRegistrations: ['error-handling middleware'],
+    serializerRegistrations: ['response-shaping middleware'],
     timeoutStatus: 503,
     collisionRouteNames: ['POST /collisions/a', 'POST /collisions/b'],
     start: (settings) => startExpressApp(express, backend, settings),

@@ -1,5 +1,6 @@
 import {
   ClassSerializerInterceptor,
+  Module,
   ValidationPipe,
   type ExecutionContext,
   type INestApplication,
@@ -31,6 +32,15 @@ import { SingleFlightRoutesController } from './single-flight-routes.controller.
 export type NestPlatform = 'express' | 'fastify';
 
 const CATCH_ALL = ['useGlobalFilters', 'APP_FILTER'] as const;
+const SERIALIZER = [
+  'APP_INTERCEPTOR in the root module',
+  'APP_INTERCEPTOR in a module imported before OncelyModule',
+] as const;
+const SERIALIZER_PROVIDER = { provide: APP_INTERCEPTOR, useClass: ClassSerializerInterceptor };
+
+/** A feature module that brings the global serializer along, imported ahead of oncely. */
+@Module({ providers: [SERIALIZER_PROVIDER] })
+class SerializerModule {}
 
 /** Where keys find the principal: `request.user`, else `request.principal` (the contract). */
 function principalFallback(context: ExecutionContext, base: KeyContext): KeyContext {
@@ -55,8 +65,10 @@ async function startNestApp(
   if (settings.collidingRoutes) {
     controllers.push(...collisionControllers(settings.collidingRoutes === 'shared'));
   }
+  const serializerFirst = settings.serializer === SERIALIZER[1];
   const moduleRef = await Test.createTestingModule({
     imports: [
+      ...(serializerFirst ? [SerializerModule] : []),
       OncelyModule.forRoot({
         namespace: settings.namespace,
         coordinator: tap.flightCoordinator(engines.coordinator),
@@ -71,7 +83,7 @@ async function startNestApp(
     providers: [
       { provide: ConformanceProbe, useValue: settings.probe },
       { provide: APP_GUARD, useClass: ConformanceAuthGuard },
-      { provide: APP_INTERCEPTOR, useClass: ClassSerializerInterceptor },
+      ...(serializerFirst ? [] : [SERIALIZER_PROVIDER]),
       ...(settings.catchAll === 'APP_FILTER'
         ? [{ provide: APP_FILTER, useClass: AllExceptionsFilter }]
         : []),
@@ -113,6 +125,7 @@ export function nestHarness(
     capabilities:
       platform === 'fastify' ? ['storage-inspection', 'binary-body'] : ['storage-inspection'],
     catchAllRegistrations: CATCH_ALL,
+    serializerRegistrations: SERIALIZER,
     timeoutStatus: 408,
     collisionRouteNames: ['CollisionAController.create', 'CollisionBController.create'],
     refusesEmptyJsonBody: platform === 'fastify',

@@ -24,6 +24,8 @@ export interface CaseDefinition {
   readonly settings?: Partial<Omit<ConformanceAppSettings, 'probe' | 'namespace'>>;
   /** Run once per catch-all registration of the harness, the name saying which. */
   readonly perCatchAll?: boolean;
+  /** Run once per serializer registration of the harness, the name saying which. */
+  readonly perSerializer?: boolean;
   /** Cases that expect `start` itself to fail get the harness and the settings instead. */
   readonly boot?: (
     harness: HttpConformanceHarness,
@@ -40,6 +42,7 @@ export function conformanceSettings(
     probe: new ConformanceProbe(),
     namespace: `conf-${randomUUID().slice(0, 8)}`,
     catchAll: harness.catchAllRegistrations[0] ?? 'default',
+    serializer: harness.serializerRegistrations[0] ?? 'default',
     timeoutLayer: false,
     ...overrides,
   };

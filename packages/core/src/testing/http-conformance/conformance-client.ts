@@ -23,6 +23,8 @@ export interface ConformanceRequest {
   readonly body?: unknown;
   /** Sent as is, declared as JSON. */
   readonly rawBody?: string;
+  /** Aborts the request: the client leaves. */
+  readonly signal?: AbortSignal;
 }
 
 /** JSON whose non-ASCII characters are `\u` escapes, so it fits a header byte for byte. */
@@ -69,7 +71,12 @@ export class ConformanceClient {
       headers['content-type'] ??= 'application/json';
       body = request.rawBody ?? JSON.stringify(request.body ?? {});
     }
-    const response = await fetch(`${this.app.baseUrl}${path}`, { method, headers, body });
+    const response = await fetch(`${this.app.baseUrl}${path}`, {
+      method,
+      headers,
+      body,
+      ...(request.signal && { signal: request.signal }),
+    });
     const bytes = Buffer.from(await response.arrayBuffer());
     const text = bytes.toString('utf8');
     let parsed: Record<string, unknown> | undefined;

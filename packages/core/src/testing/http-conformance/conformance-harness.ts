@@ -32,6 +32,8 @@ export interface ConformanceAppSettings {
   readonly namespace: string;
   /** How the catch-all error handler is registered: one of `catchAllRegistrations`. */
   readonly catchAll: string;
+  /** How the serializer is registered: one of `serializerRegistrations`. */
+  readonly serializer: string;
   /** Install the app-wide timeout layer (0.8 s); off unless a case needs it. */
   readonly timeoutLayer: boolean;
   /** A per-tenant record quota (in-memory quota), when the case tests it. */
@@ -68,9 +70,10 @@ export interface ConformanceApp {
  *   is present; sets `request.principal` to the JSON of `x-alt-principal`. oncely reads the
  *   principal from `request.user`, or `request.principal` when there is no user, through its
  *   documented extension point (Nest: `keyContext`; Express: `resolveUser`).
- * - **serializer**: a user view returned by a handler is sent as `{ id, name, displayName }`
- *   (`displayName` = `` `${name} (${id.slice(0, 4)})` ``), never with its `passwordHash`
- *   (Nest: global `ClassSerializerInterceptor` as `APP_INTERCEPTOR`; Express: response shaping).
+ * - **serializer** (registered as `settings.serializer` says): a user view returned by a handler
+ *   is sent as `{ id, name, displayName }` (`displayName` = `` `${name} (${id.slice(0, 4)})` ``),
+ *   never with its `passwordHash` (Nest: global `ClassSerializerInterceptor` as
+ *   `APP_INTERCEPTOR`; Express: response shaping).
  * - **validation**: bodies are whitelisted (unknown fields stripped, Nest: global
  *   `ValidationPipe({ whitelist: true })`, no oncely `validation` option). An order is
  *   `{ customer: non-empty string, lines: [{ sku: non-empty string, quantity: integer >= 1 }],
@@ -142,6 +145,8 @@ export interface HttpConformanceHarness {
   readonly capabilities: readonly HttpConformanceCapability[];
   /** Ways the app registers its catch-all error handler; the first is used by most cases. */
   readonly catchAllRegistrations: readonly string[];
+  /** Ways the app registers its serializer; the first is used by most cases. */
+  readonly serializerRegistrations: readonly string[];
   /** Status the app's timeout layer answers with. */
   readonly timeoutStatus: number;
   /** How the framework names the two collision routes in a start-up error. */

@@ -46,6 +46,15 @@ export function httpConformanceSuite(harness: HttpConformanceHarness): HttpConfo
       leftOut.push({ name: definition.name, needs: missing });
       continue;
     }
+    if (definition.perSerializer) {
+      for (const serializer of harness.serializerRegistrations) {
+        cases.push({
+          name: `${definition.name} (serializer as ${serializer})`,
+          run: () => runCase(harness, definition, { serializer }),
+        });
+      }
+      continue;
+    }
     if (definition.perCatchAll) {
       for (const catchAll of harness.catchAllRegistrations) {
         cases.push({

@@ -25,11 +25,13 @@ async function assertSecretNeverStored(storedText: (() => Promise<string>) | und
 
 /**
  * Issue 14, items 1 and 3: what is kept is what the client received after the app's serializer,
- * and a key stays held until the handler itself settles, whatever the timeout layer answered.
+ * and a key stays held until the handler itself settles, whatever the timeout layer answered or
+ * the client did.
  */
 export const serializerCases: readonly CaseDefinition[] = [
   {
     name: "replays exactly what the app's serializer sent: no excluded field, the exposed getter kept",
+    perSerializer: true,
     run: async ({ http, probe, app }) => {
       const key = randomUUID();
       const first = await http.post('/users', { key, tenant: 't-1', body: { name: 'Ada' } });
@@ -44,6 +46,7 @@ export const serializerCases: readonly CaseDefinition[] = [
   },
   {
     name: "shares and caches exactly what the app's serializer sent on a SingleFlight route",
+    perSerializer: true,
     run: async ({ http, probe, app }) => {
       const id = randomUUID();
       const first = await http.get(`/users/${id}`);
@@ -77,6 +80,28 @@ export const serializerCases: readonly CaseDefinition[] = [
       assertSerializedUser(replay, 'Slow');
       const again = await send();
       assertReplayOf(again, replay);
+      assert.equal(probe.executions('slow-user'), 1);
+      await assertSecretNeverStored(app.storedText?.bind(app));
+    },
+  },
+  {
+    name: 'holds the key until the handler settles when the client disconnects: one execution, then the serialized replay',
+    run: async ({ http, probe, app }) => {
+      const key = randomUUID();
+      const send = (signal?: AbortSignal) =>
+        http.post('/slow-users', { key, tenant: 't-1', body: { name: 'Gone' }, signal });
+      const client = new AbortController();
+      const left = send(client.signal);
+      await probe.entered('slow-user:Gone');
+      client.abort();
+      await assert.rejects(left);
+      const duplicate = await send();
+      assertProblem(duplicate, 409, ProblemType.requestInFlight);
+      probe.open('slow-user:Gone');
+      const replay = await eventually(send, (response) => response.status !== 409);
+      assert.equal(replay.status, 201, replay.text);
+      assert.equal(replay.headers['idempotent-replayed'], 'true');
+      assertSerializedUser(replay, 'Gone');
       assert.equal(probe.executions('slow-user'), 1);
       await assertSecretNeverStored(app.storedText?.bind(app));
     },
