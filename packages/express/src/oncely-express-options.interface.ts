@@ -24,7 +24,10 @@ export interface OncelyExpressOptions extends SecurityOptions {
   readonly store?: IdempotencyRecordStore;
   /** Lets `NODE_ENV=production` start on the in-memory defaults; say so only for one-node apps. */
   readonly allowInMemory?: boolean;
-  /** Defaults every route may override: TTLs, wait, fingerprint bits, header name, … */
+  /**
+   * Defaults every route may override: TTLs, wait, fingerprint bits, header name, `maxDuration`
+   * (how long a handler may hold its key, default 300 000 ms), …
+   */
   readonly defaults?: Partial<Omit<ProtectionDefaults, 'namespace'>>;
   /** Receive every decision; a throwing listener is ignored. */
   readonly events?: OncelyEventListener | readonly OncelyEventListener[];

@@ -7,7 +7,8 @@ import { routeName } from './route-name.js';
  * Durable idempotency for a route: its key spec (scope, target, input, …) plus, per route, the
  * client `Idempotency-Key` (`required` by default), always combined with the scope. A retry gets
  * the stored response, a duplicate in flight 409 (or its outcome with `onBusy: 'wait'`), a
- * reused key with another payload 422. Options are checked here, naming the bad one.
+ * reused key with another payload 422, a run past `maxDuration` 503 (and frees the key). Options
+ * are checked here, naming the bad one.
  */
 export function IdempotentKey(options: IdempotentRouteOptions): MethodDecorator {
   return (target, propertyKey, descriptor) => {

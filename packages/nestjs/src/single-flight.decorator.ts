@@ -5,7 +5,8 @@ import { routeName } from './route-name.js';
 
 /**
  * Concurrent requests with one key run the handler once, on any node; the others share its
- * response, which stays cached for `resultTtl`. Options are checked here, naming the bad one.
+ * response, which stays cached for `resultTtl`. A run past `maxDuration` answers it and its
+ * waiters `503`. Options are checked here, naming the bad one.
  */
 export function SingleFlight(options: SingleFlightRouteOptions): MethodDecorator {
   return (target, propertyKey, descriptor) => {
