@@ -1,6 +1,7 @@
 import { SetMetadata } from '@nestjs/common';
 import { checkRouteOptions, type IdempotentRouteOptions } from '@oncely/core';
 import { IDEMPOTENT_KEY_METADATA } from './oncely.constants.js';
+import { reportHandlerSettlement } from './handler-settlement.interceptor.js';
 import { routeName } from './route-name.js';
 
 /**
@@ -14,5 +15,6 @@ export function IdempotentKey(options: IdempotentRouteOptions): MethodDecorator 
   return (target, propertyKey, descriptor) => {
     checkRouteOptions(routeName(target, propertyKey), 'idempotent', options);
     SetMetadata(IDEMPOTENT_KEY_METADATA, options)(target, propertyKey, descriptor);
+    reportHandlerSettlement(target, propertyKey, descriptor);
   };
 }

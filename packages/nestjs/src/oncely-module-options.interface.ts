@@ -1,5 +1,7 @@
+import type { ExecutionContext } from '@nestjs/common';
 import type {
   FlightCoordinator,
+  KeyContext,
   IdempotencyRecordStore,
   OncelyEventListener,
   ProtectionDefaults,
@@ -51,6 +53,16 @@ export interface OncelyModuleOptions extends SecurityOptions {
    */
   readonly defaults?: Partial<Omit<ProtectionDefaults, 'namespace'>>;
   readonly validation?: OncelyValidationOptions | false;
+  /**
+   * Where keys read the request context from, for apps whose principal is not `request.user`
+   * (a tenant resolved by middleware, `nestjs-cls`, …). Gets the default context — `body` (the
+   * validated DTO), `params`, `query`, `headers` and `user` of the HTTP request — and returns the
+   * one keys are built from, e.g. `(ctx, base) => ({ ...base, user: cls.get('principal') })`.
+   */
+  readonly keyContext?: (
+    context: ExecutionContext,
+    base: KeyContext,
+  ) => KeyContext | Promise<KeyContext>;
   /** Receive every decision; a throwing listener is ignored. */
   readonly events?: OncelyEventListener | readonly OncelyEventListener[];
 }

@@ -36,19 +36,45 @@ export class OncelyRuntime {
   private constructor(
     readonly executor: ProtectedCallExecutor,
     readonly defaults: ProtectionDefaults,
-    readonly validation: OncelyValidationOptions | false,
+    /** The module's `validation` option as given; `undefined` follows the app. */
+    private readonly validationOption: OncelyValidationOptions | false | undefined,
+    private readonly appValidation: () => OncelyValidationOptions | undefined,
     readonly coordinator: FlightCoordinator,
     readonly store: IdempotencyRecordStore,
     private readonly owned: readonly Closable[],
+    /** The module's `keyContext` option: where keys read the request context from. */
+    readonly keyContext?: OncelyModuleOptions['keyContext'],
   ) {}
+
+  /**
+   * The options a body is validated with, `false` for none: the module's `validation` option when
+   * given, else the settings of the app's own global `ValidationPipe` (so a field the app strips
+   * never changes a fingerprint), else class-validator's defaults. Resolved on each read:
+   * `useGlobalPipes` may run after the module started.
+   */
+  get validation(): OncelyValidationOptions | false {
+    return this.validationOption ?? this.appValidation() ?? {};
+  }
 
   /** Whether `transactional: true` routes can run on the configured store. */
   get supportsTransactions(): boolean {
     return isTransactionalRecordStore(this.store);
   }
 
-  static async create(options: OncelyModuleOptions): Promise<OncelyRuntime> {
+  /**
+   * @param appValidation reads the app's global `ValidationPipe` settings (`appValidationOptions`);
+   *   without it, bodies are validated with class-validator's defaults unless `validation` says.
+   */
+  static async create(
+    options: OncelyModuleOptions,
+    appValidation: () => OncelyValidationOptions | undefined = () => undefined,
+  ): Promise<OncelyRuntime> {
     const defaults = resolveProtectionDefaults(OWNER, options);
+    if (options.keyContext !== undefined && typeof options.keyContext !== 'function') {
+      throw new OncelyConfigurationError(
+        'OncelyModule option "keyContext" must be a function (context, base) => KeyContext.',
+      );
+    }
     refuseInMemoryInProduction(OWNER, options, {
       coordinator: 'e.g. coordinator: { redis: redisClient }',
       store: 'e.g. store: dataSource, a TypeORM DataSource',
@@ -74,10 +100,12 @@ export class OncelyRuntime {
     return new OncelyRuntime(
       executor,
       defaults,
-      options.validation ?? {},
+      options.validation,
+      appValidation,
       coordinator,
       store,
       owned,
+      options.keyContext,
     );
   }
 

@@ -1,6 +1,7 @@
 import { SetMetadata } from '@nestjs/common';
 import { checkRouteOptions, type SingleFlightRouteOptions } from '@oncely/core';
 import { SINGLE_FLIGHT_METADATA } from './oncely.constants.js';
+import { reportHandlerSettlement } from './handler-settlement.interceptor.js';
 import { routeName } from './route-name.js';
 
 /**
@@ -12,5 +13,6 @@ export function SingleFlight(options: SingleFlightRouteOptions): MethodDecorator
   return (target, propertyKey, descriptor) => {
     checkRouteOptions(routeName(target, propertyKey), 'singleFlight', options);
     SetMetadata(SINGLE_FLIGHT_METADATA, options)(target, propertyKey, descriptor);
+    reportHandlerSettlement(target, propertyKey, descriptor);
   };
 }

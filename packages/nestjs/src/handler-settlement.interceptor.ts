@@ -1,0 +1,82 @@
+import {
+  Injectable,
+  UseInterceptors,
+  type CallHandler,
+  type ExecutionContext,
+  type NestInterceptor,
+} from '@nestjs/common';
+import { INTERCEPTORS_METADATA } from '@nestjs/common/constants.js';
+import { from, lastValueFrom, type Observable } from 'rxjs';
+
+const SETTLEMENT = Symbol('oncely:handler-settlement');
+
+/** How the route handler itself ended, whatever the interceptors around it made of it. */
+export type HandlerOutcome =
+  | { readonly kind: 'value'; readonly value: unknown }
+  | { readonly kind: 'error'; readonly error: unknown };
+
+/**
+ * The handler's own outcome, reported by `HandlerSettlementInterceptor` from right next to the
+ * handler. Outer interceptors may turn a slow handler into an error (a timeout) or drop it; the
+ * key must stay held until the handler itself settles, so the global interceptor waits on this.
+ */
+export class HandlerSettlement {
+  /** Whether the route reached the handler (an inner interceptor may answer without it). */
+  entered = false;
+  outcome: HandlerOutcome | undefined;
+  readonly settled: Promise<HandlerOutcome>;
+  #resolve!: (outcome: HandlerOutcome) => void;
+
+  constructor() {
+    this.settled = new Promise((resolve) => (this.#resolve = resolve));
+  }
+
+  /** Opens the slot on the request, for the handler of this request to report into. */
+  static open(request: object): HandlerSettlement {
+    const settlement = new HandlerSettlement();
+    (request as Record<symbol, unknown>)[SETTLEMENT] = settlement;
+    return settlement;
+  }
+
+  report(outcome: HandlerOutcome): void {
+    if (this.outcome !== undefined) return;
+    this.outcome = outcome;
+    this.#resolve(outcome);
+  }
+}
+
+/**
+ * Applied by `@IdempotentKey`/`@SingleFlight` as the innermost interceptor of the route. It
+ * subscribes to the handler once, on its own, so an outer operator that unsubscribes (rxjs
+ * `timeout`) cannot hide how the handler ended. Inert on requests oncely does not protect.
+ */
+@Injectable()
+export class HandlerSettlementInterceptor implements NestInterceptor {
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const settlement =
+      context.getType() === 'http'
+        ? (context.switchToHttp().getRequest<Record<symbol, unknown>>()[SETTLEMENT] as
+            HandlerSettlement | undefined)
+        : undefined;
+    if (settlement === undefined) return next.handle();
+    settlement.entered = true;
+    const value = lastValueFrom(next.handle(), { defaultValue: undefined });
+    value.then(
+      (result) => settlement.report({ kind: 'value', value: result }),
+      (error: unknown) => settlement.report({ kind: 'error', error }),
+    );
+    return from(value);
+  }
+}
+
+/** Makes `HandlerSettlementInterceptor` the route's innermost interceptor, once. */
+export function reportHandlerSettlement(
+  target: object,
+  propertyKey: string | symbol,
+  descriptor: PropertyDescriptor,
+): void {
+  const applied = (Reflect.getMetadata(INTERCEPTORS_METADATA, descriptor.value as object) ??
+    []) as unknown[];
+  if (applied.includes(HandlerSettlementInterceptor)) return;
+  UseInterceptors(HandlerSettlementInterceptor)(target, propertyKey, descriptor);
+}
