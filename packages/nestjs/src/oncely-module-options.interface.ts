@@ -24,7 +24,9 @@ export interface RedisConnectionOption {
 
 /**
  * How the interceptor validates and transforms the `@Body()` DTO before any key, lock or record
- * exists. Use the options of your app's `ValidationPipe`; `false` leaves the body as received.
+ * exists. Without this option it uses the settings of the app's own global `ValidationPipe`
+ * (`useGlobalPipes` or `APP_PIPE`), else class-validator's defaults; `false` leaves the body as
+ * received.
  */
 export interface OncelyValidationOptions {
   readonly validator?: ValidatorOptions;

@@ -1,5 +1,6 @@
 import { Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
-import { APP_FILTER, APP_INTERCEPTOR, DiscoveryModule } from '@nestjs/core';
+import { APP_FILTER, APP_INTERCEPTOR, DiscoveryModule, ModuleRef } from '@nestjs/core';
+import { appValidationOptions } from './app-validation-pipe.js';
 import { ONCELY_RUNTIME } from './oncely.constants.js';
 import { OncelyInterceptor } from './oncely.interceptor.js';
 import { ConfigurableOncelyModule, ONCELY_MODULE_OPTIONS } from './oncely.module-definition.js';
@@ -19,8 +20,9 @@ import { OncelyHandlerExplorer } from './oncely-handler.explorer.js';
   providers: [
     {
       provide: ONCELY_RUNTIME,
-      useFactory: (options: OncelyModuleOptions) => OncelyRuntime.create(options),
-      inject: [ONCELY_MODULE_OPTIONS],
+      useFactory: (options: OncelyModuleOptions, moduleRef: ModuleRef) =>
+        OncelyRuntime.create(options, appValidationOptions(moduleRef)),
+      inject: [ONCELY_MODULE_OPTIONS, ModuleRef],
     },
     OncelyRouteRegistry,
     OncelyHandlerExplorer,
