@@ -1,4 +1,4 @@
-import type { HandlerContext } from './protected-call.executor.js';
+import type { HandlerContext } from './protected-call.types.js';
 
 /**
  * A `HandlerContext` whose `signal` is made on first read. Most handlers never read it, and

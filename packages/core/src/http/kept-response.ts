@@ -1,0 +1,39 @@
+import type { StoredResponse } from '../record/stored-response.js';
+import { storedBodySize, type HttpResponse } from './http-response.js';
+import { PayloadTooLargeError } from './request-rejected.errors.js';
+
+export const REPLAYED_HEADER = 'idempotent-replayed';
+
+/** The kept form of a response: replay headers only, bytes as `Buffer`, within the size limit. */
+export function keep(
+  response: HttpResponse,
+  route: {
+    maxResponseBytes: number;
+    replayHeaders: { pick(h: Record<string, unknown>): Record<string, string> };
+  },
+): StoredResponse {
+  const body =
+    response.body.kind === 'bytes' && !Buffer.isBuffer(response.body.value)
+      ? { kind: 'bytes' as const, value: Buffer.from(response.body.value) }
+      : response.body;
+  const size = storedBodySize(body);
+  if (size > route.maxResponseBytes) {
+    throw new PayloadTooLargeError('response', route.maxResponseBytes, size);
+  }
+  return { status: response.status, headers: route.replayHeaders.pick(response.headers), body };
+}
+
+/** What other callers may see of a response that is not kept: its replay headers only. */
+export function shareable(
+  response: HttpResponse,
+  route: { replayHeaders: { pick(h: Record<string, unknown>): Record<string, string> } },
+): HttpResponse {
+  return { ...response, headers: route.replayHeaders.pick(response.headers) };
+}
+
+/** A kept response as a replay: its kept headers plus `idempotent-replayed: true`. */
+export function replayOf(response: StoredResponse): HttpResponse {
+  const headers: Record<string, string> = { ...response.headers };
+  headers[REPLAYED_HEADER] = 'true';
+  return { status: response.status, headers, body: response.body };
+}

@@ -1,0 +1,72 @@
+import type { Clock } from '../flight/clock.js';
+import type { StoredResponse } from '../record/stored-response.js';
+
+/** One key's call in this process, as the callers that join it see it. */
+export interface LocalCall {
+  /** When the handler started (or, before that, when the call did). */
+  since: number;
+  executing: boolean;
+  /** On the record store alone: the first call's payload digest and outcome, to share. */
+  recorded?: { readonly digest: string; readonly outcome: Promise<GuardedOutcome> };
+}
+
+/** What an idempotent call's record protocol ends with. */
+export interface GuardedOutcome {
+  readonly digest: string;
+  readonly response: StoredResponse;
+  /** `true` when the record store replayed it (the guard's cache had expired). */
+  readonly replayed: boolean;
+}
+
+/**
+ * Calls of this process per key, for `onBusy: 'reject'` duplicates that would join locally:
+ * refused only while the handler really runs, not while the first call merely reads a replay.
+ */
+export class LocalCalls {
+  readonly #running = new Map<string, LocalCall>();
+
+  constructor(private readonly clock: Clock) {}
+
+  get size(): number {
+    return this.#running.size;
+  }
+
+  /**
+   * The engine lets callers of one process join a running flight whatever their `onBusy`; a
+   * route that refuses duplicates in flight must refuse those too, before joining. Returns the
+   * estimated time left on the running call's lease, or `undefined` to go ahead.
+   */
+  duplicateLeaseMs(
+    key: string,
+    route: { onBusy: 'reject' | 'wait'; leaseTtl: number },
+  ): number | undefined {
+    if (route.onBusy !== 'reject') return undefined;
+    const local = this.#running.get(key);
+    if (local === undefined || !local.executing) return undefined;
+    return Math.max(1, route.leaseTtl - (this.clock.now() - local.since));
+  }
+
+  /**
+   * Joins this process's call for `key`, or starts it. Callers that join before the handler runs
+   * share the engine's flight: a replay for all when it only reads one, a 409 under
+   * `onBusy: 'reject'` when it turns out to execute (`refuseJoined`), as a duplicate from another
+   * node would get.
+   */
+  enter(key: string): { readonly call: LocalCall; readonly leave: () => void } {
+    const existing = this.#running.get(key);
+    if (existing !== undefined) return { call: existing, leave: () => undefined };
+    const call: LocalCall = { since: this.clock.now(), executing: false };
+    this.#running.set(key, call);
+    return {
+      call,
+      leave: () => {
+        if (this.#running.get(key) === call) this.#running.delete(key);
+      },
+    };
+  }
+
+  markExecuting(call: LocalCall): void {
+    call.executing = true;
+    call.since = this.clock.now();
+  }
+}

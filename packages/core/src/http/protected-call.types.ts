@@ -1,0 +1,53 @@
+import type { OncelyEventListener } from '../events/oncely-event.js';
+import type { Clock } from '../flight/clock.js';
+import type { FlightResult, FlightRunOptions, FlightWork } from '../flight/flight.types.js';
+import type { IdempotencyRecordStore } from '../record/idempotency-record-store.port.js';
+import type { CallKeys } from './call-keys.js';
+import type { HttpResponse } from './http-response.js';
+import type { ProtectedRoute } from './protected-route.js';
+
+/** What the executor needs of the SingleFlight engine (`SingleFlight` satisfies it). */
+export interface FlightRunner {
+  run<T>(key: string, work: FlightWork<T>, options?: FlightRunOptions): Promise<FlightResult<T>>;
+}
+
+export interface ProtectedCallEngines {
+  /** Engine of `@SingleFlight` routes; its own listeners report single-flight events. */
+  readonly flight: FlightRunner;
+  /**
+   * Engine of the idempotency guard in front of the record store (in-flight duplicates refused
+   * at the lease, replays from the result cache). Same coordinator as `flight` is fine.
+   */
+  readonly guard: FlightRunner;
+  /** `transactional` routes need a `TransactionalIdempotencyRecordStore` (e.g. TypeORM). */
+  readonly store: IdempotencyRecordStore;
+  readonly events?: readonly OncelyEventListener[];
+  readonly clock?: Clock;
+}
+
+/** What a handler gets while oncely runs it. */
+export interface HandlerContext {
+  /**
+   * Aborts when the lease (flight or record) is lost or the route's `maxDuration` is over: stop,
+   * nothing will be confirmed. Cooperative: a handler that ignores it keeps running unobserved.
+   */
+  readonly signal: AbortSignal;
+  /** The transaction of a `transactional` route (e.g. a TypeORM `EntityManager`). */
+  readonly transaction?: unknown;
+}
+
+export interface ProtectedCall {
+  readonly route: ProtectedRoute;
+  readonly keys: CallKeys;
+  /** Runs the route's handler and reports its response; throwing is a transient failure. */
+  readonly handler: (context: HandlerContext) => Promise<HttpResponse>;
+}
+
+export interface ProtectedCallResult {
+  /**
+   * The leader's own response as its handler produced it, or, for a replay, the kept status,
+   * body and replay headers plus `idempotent-replayed: true`.
+   */
+  readonly response: HttpResponse;
+  readonly replayed: boolean;
+}

@@ -1,0 +1,99 @@
+import type { OncelyOutcome } from '../events/oncely-event.js';
+import type {
+  IdempotencyRecordStore,
+  RecordLease,
+} from '../record/idempotency-record-store.port.js';
+import { LeaseLostError } from '../record/lease-lost.error.js';
+import type { StoredResponse } from '../record/stored-response.js';
+import { isTransactionalRecordStore } from '../record/transactional-idempotency-record-store.port.js';
+import type { HttpResponse } from './http-response.js';
+import { keep, shareable } from './kept-response.js';
+import type { ResolvedIdempotentRoute } from './protected-route.js';
+import { RecordWatchdog } from './record-watchdog.js';
+import { isStorableStatus } from './response-storage-policy.js';
+import { ResponseSignal } from './response-signal.js';
+import { TransactionalStoreRequiredError } from './route-setup.errors.js';
+
+/** One run of a handler under an idempotency record the call has acquired. */
+export interface RecordExecution {
+  readonly store: IdempotencyRecordStore;
+  readonly route: ResolvedIdempotentRoute;
+  /** Names the route in errors. */
+  readonly routeName: string;
+  readonly lease: RecordLease;
+  /** The guard flight's signal, if there is one: losing that lease aborts the handler too. */
+  readonly outerSignal: () => AbortSignal;
+  /** Runs the handler (through the route's SingleFlight, if any) under `signalOf`. */
+  readonly run: (transaction: unknown, signalOf: () => AbortSignal) => Promise<HttpResponse>;
+  /** Receives the handler's own response, kept or not. */
+  readonly onFresh: (response: HttpResponse) => void;
+  readonly emit: (outcome: OncelyOutcome, error?: unknown) => void;
+}
+
+/**
+ * Runs the handler while a watchdog keeps the record's lease, and completes the record with its
+ * response (in the handler's transaction on a `transactional` route). A response that must not
+ * be kept, or a thrown error, releases the record so that a retry runs again. At `maxDuration`
+ * it stops waiting for the handler, releases the record and throws `MaxDurationExceededError`.
+ */
+export async function executeUnderRecord(execution: RecordExecution): Promise<StoredResponse> {
+  const { store, route, lease, emit } = execution;
+  const watchdog = new RecordWatchdog(
+    store,
+    lease,
+    route.leaseTtl,
+    route.maxDuration,
+    execution.outerSignal,
+  );
+  let settled = false;
+  const produce = async (transaction: unknown): Promise<StoredResponse> => {
+    // At maxDuration the call stops waiting: a transaction rolls back, nothing is completed.
+    const response = await watchdog.bound(execution.run(transaction, () => watchdog.signal));
+    execution.onFresh(response);
+    if (!isStorableStatus(response.status)) throw ResponseSignal.unkept(shareable(response, route));
+    return keep(response, route);
+  };
+  try {
+    let stored: StoredResponse;
+    if (route.transactional) {
+      if (!isTransactionalRecordStore(store)) {
+        throw new TransactionalStoreRequiredError(execution.routeName);
+      }
+      stored = await store.runInTransaction(lease, async (transaction) => {
+        const response = await produce(transaction);
+        return { response, result: response };
+      });
+    } else {
+      stored = await produce(undefined);
+      await store.complete(lease, stored);
+    }
+    settled = true;
+    emit('executed');
+    return stored;
+  } catch (error) {
+    const expired = watchdog.expired;
+    if (expired !== undefined) {
+      // Not a transient failure: the guard hands the expiry to its waiters, and the record is
+      // freed so that a retry runs.
+      settled = true;
+      await store.release(lease).catch(() => undefined);
+      emit('lease_lost', expired);
+      throw expired;
+    }
+    if (error instanceof LeaseLostError || watchdog.lost) {
+      settled = true;
+      emit('lease_lost', error);
+      throw error instanceof LeaseLostError
+        ? error
+        : new LeaseLostError(lease.identity, lease.fence, { cause: error });
+    }
+    throw error;
+  } finally {
+    watchdog.stop();
+    if (!settled) {
+      // A transient failure (thrown error, 5xx, …): free the record so a retry runs again.
+      await store.release(lease).catch(() => undefined);
+      emit('failed');
+    }
+  }
+}
