@@ -130,11 +130,13 @@ const CASES: Readonly<Record<string, (error: Fields) => ProblemCase>> = {
     status: 503,
     retryAfterMs: 1000,
   }),
-  lease_lost: () => ({
+  // Also a handler past its route's maxDuration (`MaxDurationExceededError`), which says so.
+  lease_lost: (e) => ({
     type: ProblemType.leaseLost,
     title: 'Lease lost before completion',
     status: 503,
     retryAfterMs: 1000,
+    extensions: { maxDurationMs: e.maxDurationMs },
   }),
   // Operators read the cause in their logs; clients only need to know that a retry is safe.
   record_store_unavailable: () => ({

@@ -84,6 +84,7 @@ function expectLeaseLostProblem(error: unknown) {
   expect(problem?.status).toBe(503);
   expect(problem?.body.type).toBe(ProblemType.leaseLost);
   expect(problem?.headers['retry-after']).toBe('1');
+  expect(problem?.body.maxDurationMs).toBe(300);
 }
 
 describe('maxDuration: validated where it is declared', () => {
@@ -100,6 +101,7 @@ describe('maxDuration: validated where it is declared', () => {
       for (const check of checks) {
         expect(check).toThrow(RouteOptionsError);
         expect(check).toThrow('Invalid oncely option "maxDuration"');
+        expect(check).toThrow('must be a whole number of milliseconds from 1 to 2147483647');
       }
     },
   );

@@ -8,6 +8,7 @@ import {
   InvalidBodyError,
   KeyInputError,
   LeaseLostError,
+  MaxDurationExceededError,
   MissingKeyFieldError,
   PayloadTooLargeError,
   ProblemType,
@@ -73,6 +74,15 @@ describe('toProblemResponse', () => {
     expect(retryAfterSeconds(1)).toBe(1);
     expect(retryAfterSeconds(1000)).toBe(1);
     expect(retryAfterSeconds(1001)).toBe(2);
+  });
+
+  it('maps a handler past maxDuration to 503 lease-lost with Retry-After, naming the limit', () => {
+    const problem = toProblemResponse(new MaxDurationExceededError('shop:pay:v1:t:k', 3, 300_000));
+    expect(problem?.status).toBe(503);
+    expect(problem?.headers['retry-after']).toBe('1');
+    expect(problem?.body).toMatchObject({ type: ProblemType.leaseLost, maxDurationMs: 300_000 });
+    expect(problem?.body.detail).toContain('maxDuration');
+    expect(toProblemResponse(new LeaseLostError('k', 1))?.body).not.toHaveProperty('maxDurationMs');
   });
 
   it('maps a lost record store to a retryable 503 without the driver detail', () => {
