@@ -22,7 +22,11 @@ describe('validateKeySpec', () => {
         operation: 'document-summary',
         version: 'prompt-v2',
         scope: ['user.tenantId', { path: 'headers.x-session', optional: true, default: 'none' }],
-        target: [{ path: 'params.docId' }, (ctx) => ctx.query],
+        target: [
+          { path: 'params.docId' },
+          (ctx) => ctx.query,
+          { path: 'query.draft', optional: true, default: false },
+        ],
         input: ['body.text', 'query.language'],
         fingerprintBits: 256,
         normalize: { 'body.text': 'exact', 'query.language': (value) => value.toLowerCase() },
@@ -66,6 +70,11 @@ describe('validateKeySpec', () => {
     [
       'an optional path with a null default',
       { ...valid, scope: { path: 'user.tenantId', optional: true, default: null } },
+      'scope[0].default',
+    ],
+    [
+      'a boolean default for a scope value (scope values are identities)',
+      { ...valid, scope: { path: 'user.tenantId', optional: true, default: false } },
       'scope[0].default',
     ],
     [
