@@ -32,17 +32,23 @@ class PaymentsController {
   @Post()
   @IdempotentKey({ operation: 'payment', scope: 'user.tenantId' })
   pay(@Body() dto: PaymentDto) {
-    return { id: randomUUID(), amount: dto.amount, run: this.executions.hit('payment') };
+    return {
+      id: randomUUID(),
+      amount: dto.amount,
+      dtoInstance: dto instanceof PaymentDto,
+      run: this.executions.hit('payment'),
+    };
   }
 }
 
 /** How the app registers its global `ValidationPipe`, as the NestJS docs show both ways. */
 const REGISTRATIONS = ['useGlobalPipes', 'APP_PIPE useValue', 'APP_PIPE useClass'] as const;
-type Registration = (typeof REGISTRATIONS)[number];
+type Registration = (typeof REGISTRATIONS)[number] | 'no global pipe';
 
 function appPipeProvider(registration: Registration, settings: ValidationPipeOptions): Provider[] {
   switch (registration) {
     case 'useGlobalPipes':
+    case 'no global pipe':
       return [];
     case 'APP_PIPE useValue':
       return [{ provide: APP_PIPE, useValue: new ValidationPipe(settings) }];
@@ -133,6 +139,17 @@ describe.each(PLATFORMS)("the app's global ValidationPipe on %s", (platform) => 
       }
     });
 
+    it('hands the handler the DTO instance when the app pipe transforms', async () => {
+      const app = await startApp(platform, registration, { whitelist: true, transform: true });
+      try {
+        const first = await pay(app, randomUUID(), payment);
+        expect(first.status).toBe(201);
+        expect(first.body.dtoInstance).toBe(true);
+      } finally {
+        await app.close();
+      }
+    });
+
     it("lets the module's explicit validation option win over the app's pipe", async () => {
       const app = await startApp(
         platform,
@@ -152,5 +169,18 @@ describe.each(PLATFORMS)("the app's global ValidationPipe on %s", (platform) => 
         await app.close();
       }
     });
+  });
+});
+
+describe.each(PLATFORMS)('an app without a global ValidationPipe on %s', (platform) => {
+  it("hands the handler oncely's validated DTO instance", async () => {
+    const app = await startApp(platform, 'no global pipe', {});
+    try {
+      const first = await pay(app, randomUUID(), payment);
+      expect(first.status).toBe(201);
+      expect(first.body.dtoInstance).toBe(true);
+    } finally {
+      await app.close();
+    }
   });
 });
