@@ -10,6 +10,7 @@ export class HandlerDeadline {
   #controller: AbortController | undefined;
   #expired: MaxDurationExceededError | undefined;
   #reject: ((reason: unknown) => void) | undefined;
+  #unfollow: (() => void) | undefined;
 
   constructor(
     identity: string,
@@ -17,14 +18,24 @@ export class HandlerDeadline {
     maxDurationMs: number,
     private readonly onExpire: (error: MaxDurationExceededError) => void = () => undefined,
   ) {
-    this.#timer = setTimeout(() => {
-      this.#expired = new MaxDurationExceededError(identity, fence, maxDurationMs);
-      this.#controller?.abort(this.#expired);
-      this.onExpire(this.#expired);
-      this.#reject?.(this.#expired);
-      this.#reject = undefined;
-    }, maxDurationMs);
+    this.#timer = setTimeout(
+      () => this.#expire(new MaxDurationExceededError(identity, fence, maxDurationMs)),
+      maxDurationMs,
+    );
     this.#timer.unref();
+  }
+
+  /**
+   * Ends this deadline with an enclosing call's expiry when `outer` aborts with one: the work of
+   * a call that has run out of time has too.
+   */
+  follow(outer: AbortSignal): void {
+    const onAbort = () => {
+      if (outer.reason instanceof MaxDurationExceededError) this.#expire(outer.reason);
+    };
+    if (outer.aborted) return onAbort();
+    outer.addEventListener('abort', onAbort, { once: true });
+    this.#unfollow = () => outer.removeEventListener('abort', onAbort);
   }
 
   /** Aborts at expiry; made on first read, as most handlers never read it. */
@@ -54,6 +65,18 @@ export class HandlerDeadline {
 
   clear(): void {
     clearTimeout(this.#timer);
+    this.#unfollow?.();
+    this.#unfollow = undefined;
+    this.#reject = undefined;
+  }
+
+  #expire(error: MaxDurationExceededError): void {
+    if (this.#expired) return;
+    clearTimeout(this.#timer);
+    this.#expired = error;
+    this.#controller?.abort(error);
+    this.onExpire(error);
+    this.#reject?.(error);
     this.#reject = undefined;
   }
 }

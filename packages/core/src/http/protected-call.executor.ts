@@ -271,7 +271,8 @@ export class ProtectedCallExecutor {
     const key = call.keys.singleFlight;
     const context = handlerContext(signalOf, transaction);
     if (!route || !key) return { response: await call.handler(context), replayed: false };
-    return this.#coalesced(call, route, key.key, context);
+    const enclosed = signalOf !== noOuterSignal;
+    return this.#coalesced(call, route, key.key, context, enclosed);
   }
 
   async #coalesced(
@@ -279,6 +280,8 @@ export class ProtectedCallExecutor {
     route: ResolvedSingleFlightRoute,
     key: string,
     context: HandlerContext,
+    /** Whether a durable record encloses the flight: its expiry ends the flight as well. */
+    enclosed: boolean,
   ): Promise<ProtectedCallResult> {
     const localLeaseMs = this.#local.duplicateLeaseMs(key, route);
     if (localLeaseMs !== undefined) {
@@ -298,6 +301,7 @@ export class ProtectedCallExecutor {
         async (flight) => {
           this.#local.markExecuting(local.call);
           const deadline = new HandlerDeadline(key, flight.fence, route.maxDuration);
+          if (enclosed) deadline.follow(context.signal);
           let response: HttpResponse;
           try {
             response = await deadline.bound(

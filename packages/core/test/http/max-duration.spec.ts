@@ -6,6 +6,7 @@ import {
   OncelyConfigurationError,
   ProblemType,
   RouteOptionsError,
+  SingleFlight,
   checkRouteOptions,
   defineProtectedRoute,
   resolveCallKeys,
@@ -14,7 +15,13 @@ import {
   type HttpResponse,
   type ProtectedRoute,
 } from '@oncely/core';
-import { answered, backends, gate, type ProtectionBackend } from './protection-nodes.js';
+import {
+  answered,
+  backends,
+  eventually,
+  gate,
+  type ProtectionBackend,
+} from './protection-nodes.js';
 
 jest.setTimeout(60_000);
 
@@ -134,6 +141,40 @@ describe.each(backends)('maxDuration, %s', (_, backendOf) => {
     backend = await backendOf();
   });
   afterEach(() => backend.close());
+
+  it("ends a route's SingleFlight with its record's maxDuration when both decorators are on it", async () => {
+    const { executor, engines } = backend.node();
+    const route = defineProtectedRoute(
+      'Orders.export',
+      {
+        idempotent: { operation: 'export', scope: 'user.tenant', maxDuration: 300 },
+        singleFlight: { operation: 'export-run', target: 'params.id', input: [] },
+      },
+      defaults,
+    );
+    const signals: AbortSignal[] = [];
+    const expired = await answered(
+      failureOf(
+        executor.execute({
+          route,
+          keys: resolveCallKeys(route, request(`both-${Math.random()}`)),
+          handler: ({ signal }) => {
+            signals.push(signal);
+            return new Promise<HttpResponse>(() => undefined);
+          },
+        }),
+      ),
+      'a call past maxDuration on a route with both decorators',
+    );
+    expectLeaseLostProblem(expired);
+    expect(signals[0]?.aborted).toBe(true);
+    const flights = engines.flight as SingleFlight;
+    await eventually(
+      async () => flights.inFlight === 0 && (await backend.leftovers()) === 0,
+      'the flight and the leases to go',
+    );
+    expect(executor.inFlight).toBe(0);
+  });
 
   describe.each(routes)('on %s', (_, routeWith) => {
     it('answers the caller and every waiter 503 lease-lost, runs the retry, and keeps nothing of the late handler', async () => {
