@@ -37,3 +37,14 @@ export function replayOf(response: StoredResponse): HttpResponse {
   headers[REPLAYED_HEADER] = 'true';
   return { status: response.status, headers, body: response.body };
 }
+
+/**
+ * A response another call made, handed to a call that is not replaying anything of its own: a
+ * new idempotency record whose enclosed SingleFlight shared a result answers it as its first.
+ */
+export function withoutReplayMark(response: HttpResponse): HttpResponse {
+  if (!(REPLAYED_HEADER in response.headers)) return response;
+  const headers: Record<string, string> = { ...response.headers };
+  delete headers[REPLAYED_HEADER];
+  return { status: response.status, headers, body: response.body };
+}

@@ -12,7 +12,7 @@ import {
   IdempotencyConflictError,
   IdempotencyMismatchError,
 } from './idempotency-conflict.errors.js';
-import { keep, replayOf, shareable } from './kept-response.js';
+import { keep, replayOf, shareable, withoutReplayMark } from './kept-response.js';
 import { LocalCalls, type GuardedOutcome, type LocalCall } from './local-calls.js';
 import type { ResolvedIdempotentRoute, ResolvedSingleFlightRoute } from './protected-route.js';
 import type {
@@ -249,8 +249,10 @@ export class ProtectedCallExecutor {
             routeName: call.route.name,
             lease: begun.lease,
             outerSignal,
-            run: async (transaction, signalOf) =>
-              (await this.#inner(call, transaction, signalOf)).response,
+            run: async (transaction, signalOf) => {
+              const inner = await this.#inner(call, transaction, signalOf);
+              return inner.replayed ? withoutReplayMark(inner.response) : inner.response;
+            },
             onFresh,
             emit: (outcome, error) =>
               this.#emit('idempotency', outcome, route.operation, key.identity, startedAt, error),

@@ -8,6 +8,7 @@ import {
   LeaseLostError,
   PayloadTooLargeError,
   ProtectedCallExecutor,
+  REPLAYED_HEADER,
   TransactionalStoreRequiredError,
   createProtectionEngines,
   defineProtectedRoute,
@@ -517,6 +518,34 @@ describe('ProtectedCallExecutor: both decorators on one route', () => {
     expect((await call('key-a')).replayed).toBe(true);
     expect((await call('key-b')).replayed).toBe(true);
     expect(runs).toBe(1);
+  });
+
+  it('answers a new record with a result its SingleFlight shared as fresh, not as a replay', async () => {
+    const { executor } = node();
+    const route = defineProtectedRoute(
+      'Summaries.cached',
+      {
+        idempotent: { operation: 'summary-cached', scope: 'user.tenant' },
+        singleFlight: { operation: 'summary-cached-render', target: 'params.id', input: [] },
+      },
+      defaults,
+    );
+    let runs = 0;
+    const call = (key: string) =>
+      executor.execute({
+        route,
+        keys: resolveCallKeys(route, request(key)),
+        handler: async () => json({ summary: 'cached', run: ++runs }, 201),
+      });
+    const first = await call('key-a');
+    const other = await call('key-b');
+    expect(runs).toBe(1);
+    expect(other.replayed).toBe(false);
+    expect(other.response.headers[REPLAYED_HEADER]).toBeUndefined();
+    expect(other.response.body).toEqual(first.response.body);
+    const retry = await call('key-b');
+    expect(retry.replayed).toBe(true);
+    expect(retry.response.headers[REPLAYED_HEADER]).toBe('true');
   });
 });
 
