@@ -3,6 +3,8 @@
 -- ARGV[1] owner token   ARGV[2] lease TTL (ms)
 -- Returns {'cached', payload} | {'failed', payload} | {'leader', fence} | {'busy', pttl}
 
+--#include redis-clock
+
 local result = redis.call('GET', KEYS[2])
 if result then
   return { 'cached', result }
@@ -19,8 +21,7 @@ if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   -- above any earlier one unless a single key saw more than one leader per microsecond.
   local fence = redis.call('INCR', KEYS[4])
   if fence == 1 then
-    local now = redis.call('TIME')
-    local seed = now[1] .. string.format('%06d', tonumber(now[2]))
+    local seed = microseconds((redisTime()))
     redis.call('SET', KEYS[4], seed, 'PX', ARGV[2])
     return { 'leader', tonumber(seed) }
   end

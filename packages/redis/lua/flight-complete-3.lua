@@ -4,14 +4,13 @@
 -- ARGV[4] notice channel   ARGV[5] business key (the notice message)
 -- Returns 1 when completed, 0 when the lease is lost (nothing stored).
 
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then
+--#include flight-lease
+
+if not holdsLease(KEYS[1]) then
   return 0
 end
 if tonumber(ARGV[3]) > 0 then
   redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
 end
-redis.call('DEL', KEYS[1])
-if redis.call('DEL', KEYS[3]) == 1 then
-  redis.call('PUBLISH', ARGV[4], ARGV[5])
-end
+freeLease(KEYS[1], KEYS[3], ARGV[4], ARGV[5])
 return 1

@@ -4,11 +4,10 @@
 -- ARGV[1] owner token   ARGV[2] notice channel   ARGV[3] business key (the notice message)
 -- Returns 1 when released, 0 when the lease is lost.
 
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then
+--#include flight-lease
+
+if not holdsLease(KEYS[1]) then
   return 0
 end
-redis.call('DEL', KEYS[1])
-if redis.call('DEL', KEYS[2]) == 1 then
-  redis.call('PUBLISH', ARGV[2], ARGV[3])
-end
+freeLease(KEYS[1], KEYS[2], ARGV[2], ARGV[3])
 return 1

@@ -3,7 +3,9 @@
 -- ARGV[1] owner token   ARGV[2] lease TTL (ms)
 -- Returns 1 when renewed, 0 when the lease is lost.
 
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then
+--#include flight-lease
+
+if not holdsLease(KEYS[1]) then
   return 0
 end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])

@@ -25,19 +25,16 @@
 -- release or an expiry) therefore starts above every fence issued before, with no counter key to
 -- keep alive.
 
-local function integer(n)
-  return string.format('%.0f', n)
-end
+--#include redis-clock
 
-local time = redis.call('TIME')
-local nowMs = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local time, nowMs = redisTime()
 local leaseTtl = tonumber(ARGV[4])
 local retention = tonumber(ARGV[5])
 
 local record = redis.call('HMGET', KEYS[1], 'digest', 'status', 'leaseExpiresAt')
 
 if not record[1] then
-  local fence = time[1] .. string.format('%06d', tonumber(time[2]))
+  local fence = microseconds(time)
   redis.call('HSET', KEYS[1],
     'identity', ARGV[1], 'digest', ARGV[2], 'status', 'in_progress', 'owner', ARGV[3],
     'fence', fence, 'leaseExpiresAt', integer(nowMs + leaseTtl), 'retention', ARGV[5],

@@ -10,17 +10,18 @@
 -- ARGV[6]  body                   raw bytes (UTF-8 JSON text for json, empty for empty)
 -- Returns 1 when completed, 0 when the lease was lost (or already completed the record).
 
-local record = redis.call('HMGET', KEYS[1], 'owner', 'fence', 'status', 'retention')
+--#include redis-clock
+--#include record-lease
 
-if record[1] ~= ARGV[1] or record[2] ~= ARGV[2] or record[3] ~= 'in_progress' then
+local record = heldRecord('retention')
+if not record then
   return 0
 end
 
-local time = redis.call('TIME')
-local nowMs = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local _, nowMs = redisTime()
 
 redis.call('HSET', KEYS[1],
-  'status', 'completed', 'completedAt', string.format('%.0f', nowMs),
+  'status', 'completed', 'completedAt', integer(nowMs),
   'responseStatus', ARGV[3], 'responseHeaders', ARGV[4], 'bodyKind', ARGV[5], 'body', ARGV[6])
 redis.call('HDEL', KEYS[1], 'leaseExpiresAt')
 redis.call('PEXPIRE', KEYS[1], record[4])

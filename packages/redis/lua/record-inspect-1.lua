@@ -2,9 +2,10 @@
 -- KEYS[1]  record hash            <prefix>{<keyHash>}:record
 -- Returns { nowMs, pttl, field1, value1, field2, value2, ... } (pttl -2 when there is none).
 
-local time = redis.call('TIME')
-local nowMs = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local reply = { string.format('%.0f', nowMs), redis.call('PTTL', KEYS[1]) }
+--#include redis-clock
+
+local _, nowMs = redisTime()
+local reply = { integer(nowMs), redis.call('PTTL', KEYS[1]) }
 local fields = redis.call('HGETALL', KEYS[1])
 for i = 1, #fields do
   reply[#reply + 1] = fields[i]

@@ -5,9 +5,9 @@
 -- ARGV[2]  fence
 -- Returns 1 when deleted, 0 when the lease was lost or the record is completed.
 
-local record = redis.call('HMGET', KEYS[1], 'owner', 'fence', 'status')
+--#include record-lease
 
-if record[1] ~= ARGV[1] or record[2] ~= ARGV[2] or record[3] ~= 'in_progress' then
+if not heldRecord() then
   return 0
 end
 

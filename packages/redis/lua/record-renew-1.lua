@@ -7,16 +7,17 @@
 -- ARGV[3]  lease TTL (ms)         positive integer
 -- Returns 1 when extended, 0 when the lease was lost or the record is completed.
 
-local record = redis.call('HMGET', KEYS[1], 'owner', 'fence', 'status', 'retention')
+--#include redis-clock
+--#include record-lease
 
-if record[1] ~= ARGV[1] or record[2] ~= ARGV[2] or record[3] ~= 'in_progress' then
+local record = heldRecord('retention')
+if not record then
   return 0
 end
 
-local time = redis.call('TIME')
-local nowMs = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local _, nowMs = redisTime()
 local leaseTtl = tonumber(ARGV[3])
 
-redis.call('HSET', KEYS[1], 'leaseExpiresAt', string.format('%.0f', nowMs + leaseTtl))
-redis.call('PEXPIRE', KEYS[1], string.format('%.0f', leaseTtl + tonumber(record[4])))
+redis.call('HSET', KEYS[1], 'leaseExpiresAt', integer(nowMs + leaseTtl))
+redis.call('PEXPIRE', KEYS[1], integer(leaseTtl + tonumber(record[4])))
 return 1

@@ -1,3 +1,27 @@
-export * from './flight/index.js';
-export * from './record/index.js';
-export * from './security/index.js';
+/**
+ * `@oncely/redis`: oncely's adapters for Redis (standalone or Cluster) on ioredis. Every export
+ * below is documented at its declaration.
+ */
+
+/** The SingleFlight coordinator on Redis leases, with completion notices over pub/sub. */
+export { RedisFlightCoordinator } from './flight/redis-flight.coordinator.js';
+/** Options of `RedisFlightCoordinator`: key prefix and command timeout. */
+export type { RedisFlightCoordinatorOptions } from './flight/redis-flight-coordinator.options.js';
+
+/** Durable idempotency records in Redis, one hash per identity changed only by Lua scripts. */
+export { RedisIdempotencyRecordStore } from './record/redis-idempotency-record.store.js';
+/** Options of `RedisIdempotencyRecordStore`: the key prefix. */
+export type { RedisIdempotencyRecordStoreOptions } from './record/redis-idempotency-record-store.options.js';
+
+/** Operator access (inspect, force release) to the records of `RedisIdempotencyRecordStore`. */
+export {
+  RedisIdempotencyRecordAdmin,
+  type RedisIdempotencyRecordAdminOptions,
+} from './security/redis-idempotency-record.admin.js';
+/** Fixed-window record quotas shared by every process through Redis counters. */
+export { RedisRecordQuota, type RedisRecordQuotaOptions } from './security/redis-record.quota.js';
+
+/** What the adapters connect to: a client you own, or options for one they create and close. */
+export type { RedisClusterConnection, RedisConnection } from './connection/redis-connection.js';
+/** An adapter option that cannot work (`code` `invalid_redis_option`); names the option. */
+export { InvalidRedisOptionError } from './connection/invalid-redis-option.error.js';

@@ -1,17 +1,4 @@
-import type { Cluster, ClusterNode, ClusterOptions, Redis, RedisOptions } from 'ioredis';
-
-/** Nodes and options of a Redis Cluster the coordinator connects to (and later closes). */
-export interface RedisClusterConnection {
-  readonly clusterNodes: ClusterNode[];
-  readonly clusterOptions?: ClusterOptions;
-}
-
-/**
- * What the coordinator talks to: a client the caller owns (never closed by the coordinator), or
- * options for a client the coordinator creates and closes in `close()`.
- */
-export type RedisConnection = Redis | Cluster | RedisOptions | RedisClusterConnection;
-
+/** Options of `RedisFlightCoordinator`. */
 export interface RedisFlightCoordinatorOptions {
   /**
    * Prefix of every key and of the notice channel; default `oncely:`. Must not contain braces

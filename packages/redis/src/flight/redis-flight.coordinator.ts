@@ -1,15 +1,14 @@
 import type { AcquireOutcome, FlightCoordinator, FlightOutcome } from '@oncely/core';
 import type { Cluster, Redis } from 'ioredis';
-import { defineFlightScripts, type FlightScriptRunner } from '../flight-scripts.js';
+import { InvalidRedisOptionError } from '../connection/invalid-redis-option.error.js';
+import { keyPrefix } from '../connection/key-prefix.js';
+import { RedisAvailability } from '../connection/redis-availability.js';
+import { coordinatorClient, duplicateForNotices } from '../connection/redis-clients.js';
+import type { RedisConnection } from '../connection/redis-connection.js';
 import { flightKeys } from './flight-keys.js';
-import { InvalidRedisOptionError } from './invalid-redis-option.error.js';
+import { defineFlightScripts, type FlightScripts } from './flight-scripts.js';
 import { retainNoticeHub, type LeaseCheck, type NoticeHub } from './notice-hub.js';
-import { RedisAvailability } from './redis-availability.js';
-import { coordinatorClient, duplicateForNotices } from './redis-clients.js';
-import type {
-  RedisConnection,
-  RedisFlightCoordinatorOptions,
-} from './redis-flight-coordinator.options.js';
+import type { RedisFlightCoordinatorOptions } from './redis-flight-coordinator.options.js';
 
 /**
  * `FlightCoordinator` on Redis (standalone or Cluster) through ioredis: each port method is one
@@ -34,7 +33,7 @@ import type {
 export class RedisFlightCoordinator implements FlightCoordinator {
   private readonly client: Redis | Cluster;
   private readonly ownsClient: boolean;
-  private readonly scripts: FlightScriptRunner;
+  private readonly scripts: FlightScripts;
   private readonly availability: RedisAvailability;
   private readonly notices: NoticeHub;
   private readonly keyPrefix: string;
@@ -49,7 +48,7 @@ export class RedisFlightCoordinator implements FlightCoordinator {
   };
 
   constructor(connection: RedisConnection, options: RedisFlightCoordinatorOptions = {}) {
-    this.keyPrefix = keyPrefix(options.keyPrefix ?? 'oncely:');
+    this.keyPrefix = keyPrefix(options.keyPrefix);
     this.channel = `${this.keyPrefix}flight-notices`;
     const commandTimeout = positive('commandTimeout', options.commandTimeout ?? 1000);
 
@@ -175,17 +174,6 @@ function toAcquireOutcome(reply: unknown): AcquireOutcome {
 /** Redis wants whole milliseconds; a fraction is rounded up so a TTL never shrinks to 0. */
 function ms(value: number): number {
   return Math.ceil(value);
-}
-
-/** A brace in the prefix would become every key's hash tag and put all of them in one slot. */
-function keyPrefix(prefix: string): string {
-  if (/[{}]/.test(prefix)) {
-    throw new InvalidRedisOptionError(
-      'keyPrefix',
-      `"${prefix}" contains "{" or "}", which Redis Cluster would read as the hash tag of every key, putting all business keys in one slot. Choose a prefix without braces.`,
-    );
-  }
-  return prefix;
 }
 
 function positive(option: string, value: number): number {

@@ -1,17 +1,10 @@
-import type { Cluster, Redis } from 'ioredis';
-import { bindLuaScript, loadLuaScript } from '../lua-scripts.js';
-
-const recordScripts = {
-  begin: loadLuaScript('record-begin-1.lua'),
-  complete: loadLuaScript('record-complete-1.lua'),
-  release: loadLuaScript('record-release-1.lua'),
-  renew: loadLuaScript('record-renew-1.lua'),
-} as const;
+/** The idempotency record scripts (`lua/record-*.lua`): each call is one atomic round trip. */
+import { luaScriptSet } from '../scripts/lua-scripts.js';
 
 /** The begin script's reply: bulk strings as Buffers (binary bodies), integers as numbers. */
 export type BeginReply = [Buffer, ...(Buffer | number)[]];
 
-/** The record scripts bound to one client; each call is one atomic round trip. */
+/** The record scripts the store runs, bound to one client. */
 export interface RecordScripts {
   begin(
     recordKey: string,
@@ -34,13 +27,11 @@ export interface RecordScripts {
   renew(recordKey: string, ownerToken: string, fence: string, leaseTtlMs: number): Promise<number>;
 }
 
-/** Defines the scripts on `client` (once per client) and returns them bound to it. */
-export function defineRecordScripts(client: Redis | Cluster): RecordScripts {
-  return {
-    // The Buffer variant, so a replayed binary body arrives untouched.
-    begin: bindLuaScript(client, recordScripts.begin, 'buffers'),
-    complete: bindLuaScript(client, recordScripts.complete),
-    release: bindLuaScript(client, recordScripts.release),
-    renew: bindLuaScript(client, recordScripts.renew),
-  } as RecordScripts;
-}
+/** Defines the scripts on a client (once per client) and returns them bound to it. */
+export const defineRecordScripts = luaScriptSet<RecordScripts>({
+  // Buffer replies, so a replayed binary body arrives untouched.
+  begin: { file: 'record-begin-1.lua', replies: 'buffers' },
+  complete: 'record-complete-1.lua',
+  release: 'record-release-1.lua',
+  renew: 'record-renew-1.lua',
+});

@@ -1,3 +1,4 @@
+/** Options of `RedisIdempotencyRecordStore`. */
 export interface RedisIdempotencyRecordStoreOptions {
   /**
    * Prepended to every key, before the hash tag: a record lives at

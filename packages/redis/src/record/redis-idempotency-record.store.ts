@@ -11,9 +11,11 @@ import {
   type RecordLease,
   type StoredResponse,
 } from '@oncely/core';
-import { InvalidRedisOptionError } from '../flight/invalid-redis-option.error.js';
-import { createClient, isClient } from '../flight/redis-clients.js';
-import type { RedisConnection } from '../flight/redis-flight-coordinator.options.js';
+import { InvalidRedisOptionError } from '../connection/invalid-redis-option.error.js';
+import { keyPrefix } from '../connection/key-prefix.js';
+import { createClient, isClient } from '../connection/redis-clients.js';
+import type { RedisConnection } from '../connection/redis-connection.js';
+import { recordKey } from './record-key.js';
 import { defineRecordScripts, type BeginReply, type RecordScripts } from './record-scripts.js';
 import type { RedisIdempotencyRecordStoreOptions } from './redis-idempotency-record-store.options.js';
 
@@ -47,7 +49,7 @@ export class RedisIdempotencyRecordStore implements IdempotencyRecordStore {
    *   creates and `close` quits.
    */
   constructor(connection: RedisConnection, options: RedisIdempotencyRecordStoreOptions = {}) {
-    this.keyPrefix = keyPrefix(options.keyPrefix ?? 'oncely:');
+    this.keyPrefix = keyPrefix(options.keyPrefix);
     this.ownsClient = !isClient(connection);
     this.client = isClient(connection) ? connection : createClient(connection);
     this.scripts = defineRecordScripts(this.client);
@@ -146,7 +148,7 @@ export class RedisIdempotencyRecordStore implements IdempotencyRecordStore {
 
   /** The Redis key of the record for `keyHash` (exposed for operators and tests). */
   recordKey(keyHash: string): string {
-    return `${this.keyPrefix}{${keyHash}}:record`;
+    return recordKey(this.keyPrefix, keyHash);
   }
 }
 
@@ -154,17 +156,6 @@ const noBytes = Buffer.alloc(0);
 
 function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-}
-
-/** A brace in the prefix would become every record's hash tag and put all of them in one slot. */
-function keyPrefix(prefix: string): string {
-  if (/[{}]/.test(prefix)) {
-    throw new InvalidRedisOptionError(
-      'keyPrefix',
-      `"${prefix}" contains "{" or "}", which Redis Cluster would read as the hash tag of every record, putting them all in one slot. Choose a prefix without braces.`,
-    );
-  }
-  return prefix;
 }
 
 function decodeReplay(reply: BeginReply): StoredResponse {

@@ -7,9 +7,11 @@ import {
   type RecordInspection,
   type StoredResponse,
 } from '@oncely/core';
-import { InvalidRedisOptionError } from '../flight/invalid-redis-option.error.js';
+import { keyPrefix } from '../connection/key-prefix.js';
+import { recordKey } from '../record/record-key.js';
 import { defineSecurityScripts, type SecurityScripts } from './security-scripts.js';
 
+/** Options of `RedisIdempotencyRecordAdmin`. */
 export interface RedisIdempotencyRecordAdminOptions {
   /** The `keyPrefix` of the `RedisIdempotencyRecordStore` to administer; default `oncely:`. */
   readonly keyPrefix?: string;
@@ -24,16 +26,15 @@ export class RedisIdempotencyRecordAdmin implements IdempotencyRecordAdmin {
   readonly #prefix: string;
 
   constructor(client: Redis | Cluster, options: RedisIdempotencyRecordAdminOptions = {}) {
-    this.#prefix = options.keyPrefix ?? 'oncely:';
-    if (/[{}]/.test(this.#prefix)) {
-      throw new InvalidRedisOptionError('keyPrefix', `"${this.#prefix}" must not contain braces.`);
-    }
+    this.#prefix = keyPrefix(options.keyPrefix);
     this.#scripts = defineSecurityScripts(client);
   }
 
   async inspect(identity: string): Promise<RecordInspection> {
     const keyHash = recordKeyHash(identity);
-    const [now, pttl, ...flat] = await this.#scripts.recordInspect(this.#recordKey(keyHash));
+    const [now, pttl, ...flat] = await this.#scripts.recordInspect(
+      recordKey(this.#prefix, keyHash),
+    );
     const fields = new Map<string, Buffer>();
     for (let i = 0; i + 1 < flat.length; i += 2) {
       fields.set((flat[i] as Buffer).toString('latin1'), flat[i + 1] as Buffer);
@@ -63,13 +64,9 @@ export class RedisIdempotencyRecordAdmin implements IdempotencyRecordAdmin {
 
   async forceRelease(identity: string): Promise<ForceReleaseOutcome> {
     const [kind, fence] = await this.#scripts.recordForceRelease(
-      this.#recordKey(recordKeyHash(identity)),
+      recordKey(this.#prefix, recordKeyHash(identity)),
     );
     if (kind === 'released') return { kind, fence: Number(fence) };
     return kind === 'completed' ? { kind } : { kind: 'absent' };
-  }
-
-  #recordKey(keyHash: string): string {
-    return `${this.#prefix}{${keyHash}}:record`;
   }
 }

@@ -1,8 +1,9 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { QuotaDecision, RecordQuota } from '@oncely/core';
-import { InvalidRedisOptionError } from '../flight/invalid-redis-option.error.js';
+import { keyPrefix } from '../connection/key-prefix.js';
 import { defineSecurityScripts, type SecurityScripts } from './security-scripts.js';
 
+/** Options of `RedisRecordQuota`. */
 export interface RedisRecordQuotaOptions {
   /** Prefix of the counter keys; default `oncely:`. */
   readonly keyPrefix?: string;
@@ -19,10 +20,7 @@ export class RedisRecordQuota implements RecordQuota {
   readonly #prefix: string;
 
   constructor(client: Redis | Cluster, options: RedisRecordQuotaOptions = {}) {
-    this.#prefix = options.keyPrefix ?? 'oncely:';
-    if (/[{}]/.test(this.#prefix)) {
-      throw new InvalidRedisOptionError('keyPrefix', `"${this.#prefix}" must not contain braces.`);
-    }
+    this.#prefix = keyPrefix(options.keyPrefix);
     this.#scripts = defineSecurityScripts(client);
   }
 

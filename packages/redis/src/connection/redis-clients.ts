@@ -5,10 +5,7 @@
  */
 import { Cluster, Redis } from 'ioredis';
 import type { ClusterOptions, RedisOptions } from 'ioredis';
-import type {
-  RedisClusterConnection,
-  RedisConnection,
-} from './redis-flight-coordinator.options.js';
+import type { RedisClusterConnection, RedisConnection } from './redis-connection.js';
 
 /**
  * Settings of clients the coordinator creates. No offline queue and no retry of a command

@@ -1,0 +1,15 @@
+import type { Cluster, ClusterNode, ClusterOptions, Redis, RedisOptions } from 'ioredis';
+
+/** Nodes and options of a Redis Cluster the adapter connects to (and later closes). */
+export interface RedisClusterConnection {
+  /** The cluster's seed nodes, as ioredis' `Cluster` takes them. */
+  readonly clusterNodes: ClusterNode[];
+  /** ioredis cluster options; the coordinator adds its fail-fast settings to them. */
+  readonly clusterOptions?: ClusterOptions;
+}
+
+/**
+ * What a coordinator or record store talks to: a client the caller owns (never closed by the
+ * adapter), or options for a client the adapter creates and closes in `close()`.
+ */
+export type RedisConnection = Redis | Cluster | RedisOptions | RedisClusterConnection;

@@ -1,2 +1,0 @@
-export * from './redis-idempotency-record.store.js';
-export * from './redis-idempotency-record-store.options.js';

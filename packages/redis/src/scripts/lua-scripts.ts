@@ -1,0 +1,77 @@
+/**
+ * The one place that turns the package's Lua scripts into ioredis commands. Each script is a file
+ * `lua/<name>-<numKeys>.lua`, read once at module load; a line `--#include <fragment>` in it
+ * stands for `lua/shared/<fragment>.lua`, the pieces several scripts share (Redis' clock, the
+ * lease checks). `lua/` sits two levels above this file in `src/scripts/` and in `dist/scripts/`
+ * alike, and ships with the package.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { Cluster, Redis } from 'ioredis';
+
+const luaDirectory = new URL('../../lua/', import.meta.url);
+const includeLine = /^--#include ([a-z-]+)$/gm;
+
+/** A script file, and whether its bulk-string replies come back as Buffers (binary bodies). */
+export type LuaScriptFile = string | { readonly file: string; readonly replies: 'buffers' };
+
+interface LuaScript {
+  readonly name: string;
+  readonly lua: string;
+  readonly numberOfKeys: number;
+  readonly replies: 'strings' | 'buffers';
+}
+
+type ScriptCommand = (...keysAndArgs: (string | number | Buffer)[]) => Promise<unknown>;
+
+/**
+ * Reads the scripts of one concern now and returns what binds them to a client: each call of the
+ * binder defines the scripts on that client with `defineCommand` unless they already are (a
+ * client shared by several stores or coordinators defines each once) and returns them as methods,
+ * keys first, then arguments. ioredis runs them by EVALSHA and falls back to EVAL after a
+ * SCRIPT FLUSH or a failover.
+ */
+export function luaScriptSet<Scripts>(files: {
+  readonly [Name in keyof Scripts]: LuaScriptFile;
+}): (client: Redis | Cluster) => Scripts {
+  const scripts = Object.entries<LuaScriptFile>(files).map(
+    ([method, file]) => [method, loadLuaScript(file)] as const,
+  );
+  return (client) =>
+    Object.fromEntries(
+      scripts.map(([method, script]) => [method, bindLuaScript(client, script)]),
+    ) as Scripts;
+}
+
+function loadLuaScript(source: LuaScriptFile): LuaScript {
+  const file = typeof source === 'string' ? source : source.file;
+  const numberOfKeys = /-(\d+)\.lua$/.exec(file)?.[1];
+  if (numberOfKeys === undefined) {
+    throw new Error(`Lua script file "${file}" must be named <name>-<numKeys>.lua.`);
+  }
+  const lua = readLua(file).replace(includeLine, (_line, fragment: string) =>
+    readLua(`shared/${fragment}.lua`),
+  );
+  // The digest in the command name keeps two versions of this package sharing one client from
+  // running each other's script.
+  const digest = createHash('sha1').update(lua).digest('hex').slice(0, 10);
+  return {
+    name: `oncely_${file.replace(/-\d+\.lua$/, '').replace(/-/g, '_')}_${digest}`,
+    lua,
+    numberOfKeys: Number(numberOfKeys),
+    replies: typeof source === 'string' ? 'strings' : source.replies,
+  };
+}
+
+function readLua(path: string): string {
+  return readFileSync(new URL(path, luaDirectory), 'utf8');
+}
+
+function bindLuaScript(client: Redis | Cluster, script: LuaScript): ScriptCommand {
+  const commands = client as unknown as Record<string, ScriptCommand | undefined>;
+  if (typeof commands[script.name] !== 'function') {
+    client.defineCommand(script.name, { lua: script.lua, numberOfKeys: script.numberOfKeys });
+  }
+  const command = commands[script.replies === 'buffers' ? `${script.name}Buffer` : script.name]!;
+  return (...keysAndArgs) => command.apply(client, keysAndArgs);
+}
