@@ -2,7 +2,7 @@
  * Throughput of RedisIdempotencyRecordStore next to bare Redis commands on the same hash shape,
  * measured in the same run against the local Redis:
  *
- *   npx tsx packages/redis/test/record/redis-record-store.bench.ts [seconds-per-case] [concurrency]
+ *   npx tsx packages/redis/bench/record-store.bench.ts [seconds-per-case] [concurrency]
  *
  * - pairs: begin (acquired) + complete on fresh identities, vs two round trips of pipelined
  *   HSET + PEXPIRE (the same writes, without checks or atomicity);
@@ -15,7 +15,7 @@ import { Redis } from 'ioredis';
 import type { StoredResponse } from '@oncely/core';
 import { RedisIdempotencyRecordStore } from '@oncely/redis';
 import { services } from '@oncely/testing-kit';
-import { deleteKeys } from './record-test-redis.js';
+import { deleteKeys } from '../test/support/redis-test-keys.js';
 
 const seconds = Number(process.argv[2] ?? 3);
 const concurrency = Number(process.argv[3] ?? 32);

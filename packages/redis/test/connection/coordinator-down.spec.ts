@@ -14,7 +14,7 @@ import {
   type RedisServer,
 } from '@oncely/testing-kit';
 import { Redis } from 'ioredis';
-import { eventually } from './support/redis-test-keys.js';
+import { eventually } from '../support/redis-test-keys.js';
 
 jest.setTimeout(60_000);
 

@@ -3,7 +3,7 @@ import { flightCoordinatorContract, registerContractCases } from '@oncely/core/t
 import { RedisFlightCoordinator } from '@oncely/redis';
 import { requireService, services } from '@oncely/testing-kit';
 import { Redis } from 'ioredis';
-import { deleteKeys, sleep, uniquePrefix } from './support/redis-test-keys.js';
+import { deleteKeys, sleep, uniquePrefix } from '../support/redis-test-keys.js';
 
 // The redis project's testTimeout in jest.config.ts is not applied (Jest reads it globally).
 jest.setTimeout(60_000);

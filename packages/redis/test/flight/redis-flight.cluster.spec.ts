@@ -11,9 +11,9 @@ import {
   type RedisCluster,
 } from '@oncely/testing-kit';
 import { Cluster } from 'ioredis';
-import { flightKeys } from '../src/flight/flight-keys.js';
+import { flightKeys } from '../../src/flight/flight-keys.js';
 import { startFlightWorker } from './support/flight-workers.js';
-import { sleep, uniquePrefix } from './support/redis-test-keys.js';
+import { sleep, uniquePrefix } from '../support/redis-test-keys.js';
 
 jest.setTimeout(120_000);
 

@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { RedisFlightCoordinator, InvalidRedisOptionError } from '@oncely/redis';
 import { requireService, services } from '@oncely/testing-kit';
 import { Redis } from 'ioredis';
-import { flightKeys } from '../src/flight/flight-keys.js';
-import { deleteKeys, eventually, uniquePrefix } from './support/redis-test-keys.js';
+import { flightKeys } from '../../src/flight/flight-keys.js';
+import { deleteKeys, eventually, uniquePrefix } from '../support/redis-test-keys.js';
 
 // The redis project's testTimeout in jest.config.ts is not applied (Jest reads it globally).
 jest.setTimeout(60_000);

@@ -3,10 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { RedisFlightCoordinator } from '@oncely/redis';
 import { killAllWorkers, requireService, services } from '@oncely/testing-kit';
 import { Redis } from 'ioredis';
-import { flightKeys } from '../src/flight/flight-keys.js';
+import { flightKeys } from '../../src/flight/flight-keys.js';
 import type { FlightWorkerConfig } from './fixtures/flight.worker.js';
 import { startFlightWorker } from './support/flight-workers.js';
-import { deleteKeys, uniquePrefix } from './support/redis-test-keys.js';
+import { deleteKeys, uniquePrefix } from '../support/redis-test-keys.js';
 
 jest.setTimeout(120_000);
 

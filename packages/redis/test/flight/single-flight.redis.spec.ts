@@ -11,9 +11,9 @@ import {
 import { RedisFlightCoordinator } from '@oncely/redis';
 import { requireService, services } from '@oncely/testing-kit';
 import { Redis } from 'ioredis';
-import { flightKeys } from '../src/flight/flight-keys.js';
+import { flightKeys } from '../../src/flight/flight-keys.js';
 import { gate, observed } from './support/observed-coordinator.js';
-import { deleteKeys, eventually, sleep, uniquePrefix } from './support/redis-test-keys.js';
+import { deleteKeys, eventually, sleep, uniquePrefix } from '../support/redis-test-keys.js';
 
 // The redis project's testTimeout in jest.config.ts is not applied (Jest reads it globally).
 jest.setTimeout(60_000);

@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { idempotencyRecordStoreContract } from '@oncely/core/testing';
 import { RedisIdempotencyRecordStore } from '@oncely/redis';
 import { requireService } from '@oncely/testing-kit';
-import { connect, deleteKeys, sleep, uniquePrefix } from './record-test-redis.js';
+import { connect, deleteKeys, sleep, uniquePrefix } from '../support/redis-test-keys.js';
 
 describe('RedisIdempotencyRecordStore meets the IdempotencyRecordStore contract', () => {
   const runPrefix = uniquePrefix('record-contract');

@@ -9,7 +9,7 @@ import {
 } from '@oncely/core';
 import { InvalidRedisOptionError, RedisIdempotencyRecordStore } from '@oncely/redis';
 import { requireService, services } from '@oncely/testing-kit';
-import { connect, deleteKeys, scanKeys, sleep, uniquePrefix } from './record-test-redis.js';
+import { connect, deleteKeys, scanKeys, sleep, uniquePrefix } from '../support/redis-test-keys.js';
 
 const longLease = { leaseTtlMs: 30_000, retentionMs: 60_000 };
 const created: StoredResponse = {

@@ -1,7 +1,7 @@
 import { spawnWorker, type Worker } from '@oncely/testing-kit';
 import type { FlightWorkerConfig, RunMessage, WorkerReport } from '../fixtures/flight.worker.js';
 
-const workerFile = 'packages/redis/test/fixtures/flight.worker.ts';
+const workerFile = 'packages/redis/test/flight/fixtures/flight.worker.ts';
 
 export interface FlightWorker {
   readonly worker: Worker;
