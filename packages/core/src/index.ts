@@ -1,4 +1,5 @@
 export * from './errors/index.js';
+export * from './time/index.js';
 export * from './key/index.js';
 export * from './flight/index.js';
 export * from './record/index.js';

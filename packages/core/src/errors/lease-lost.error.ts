@@ -1,4 +1,4 @@
-import { OncelyError } from '../errors/oncely-error.js';
+import { OncelyError } from './oncely-error.js';
 
 /**
  * The lease on an idempotency record (or a flight) was lost before the work was confirmed:

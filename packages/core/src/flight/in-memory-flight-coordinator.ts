@@ -1,4 +1,4 @@
-import { systemClock, type Clock } from './clock.js';
+import { systemClock, type Clock } from '../time/clock.js';
 import type {
   AcquireOutcome,
   FlightCoordinator,

@@ -1,4 +1,3 @@
-export * from './clock.js';
 export * from './flight-coordinator.port.js';
 export * from './flight.types.js';
 export * from './single-flight.js';

@@ -1,4 +1,4 @@
-import { LeaseLostError } from '../record/lease-lost.error.js';
+import { LeaseLostError } from '../errors/lease-lost.error.js';
 import type { FlightCoordinator } from './flight-coordinator.port.js';
 
 /** Share of the lease TTL between renewals: two renewals can fail before the lease runs out. */

@@ -1,4 +1,4 @@
-import { LeaseLostError } from '../record/lease-lost.error.js';
+import { LeaseLostError } from '../errors/lease-lost.error.js';
 import { FlightBusyError } from './flight-busy.error.js';
 import { CoordinatorUnavailableError } from './flight-coordinator.port.js';
 import type { FailurePolicy, FlightResult } from './flight.types.js';

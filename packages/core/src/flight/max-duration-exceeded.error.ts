@@ -1,4 +1,4 @@
-import { LeaseLostError } from '../record/lease-lost.error.js';
+import { LeaseLostError } from '../errors/lease-lost.error.js';
 
 /**
  * The handler outlived its route's `maxDuration`: its signal was aborted, its lease released and

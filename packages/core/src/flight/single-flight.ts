@@ -1,6 +1,6 @@
 import type { OncelyOutcome } from '../events/oncely-event.js';
 import { OncelyEventDispatcher, type OncelyEventDraft } from '../events/oncely-event-dispatcher.js';
-import { LeaseLostError } from '../record/lease-lost.error.js';
+import { LeaseLostError } from '../errors/lease-lost.error.js';
 import { FlightBusyError } from './flight-busy.error.js';
 import {
   CoordinatorUnavailableError,

@@ -1,4 +1,4 @@
-import type { Clock } from '../flight/clock.js';
+import type { Clock } from '../time/clock.js';
 import type { StoredResponse } from '../record/stored-response.js';
 
 /** One key's call in this process, as the callers that join it see it. */

@@ -1,6 +1,6 @@
 import type { OncelyEvent, OncelyOutcome } from '../events/oncely-event.js';
 import { OncelyEventDispatcher, type OncelyEventDraft } from '../events/oncely-event-dispatcher.js';
-import { systemClock, type Clock } from '../flight/clock.js';
+import { systemClock, type Clock } from '../time/clock.js';
 import { FlightBusyError } from '../flight/flight-busy.error.js';
 import { HandlerDeadline } from '../flight/handler-deadline.js';
 import type { StoredResponse } from '../record/stored-response.js';

@@ -1,5 +1,5 @@
 import type { OncelyEventListener } from '../events/oncely-event.js';
-import type { Clock } from '../flight/clock.js';
+import type { Clock } from '../time/clock.js';
 import type { FlightResult, FlightRunOptions, FlightWork } from '../flight/flight.types.js';
 import type { IdempotencyRecordStore } from '../record/idempotency-record-store.port.js';
 import type { CallKeys } from './call-keys.js';

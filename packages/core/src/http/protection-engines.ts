@@ -1,5 +1,5 @@
 import type { OncelyEventListener } from '../events/oncely-event.js';
-import type { Clock } from '../flight/clock.js';
+import type { Clock } from '../time/clock.js';
 import type { FlightCoordinator } from '../flight/flight-coordinator.port.js';
 import { SingleFlight } from '../flight/single-flight.js';
 import type { IdempotencyRecordStore } from '../record/idempotency-record-store.port.js';

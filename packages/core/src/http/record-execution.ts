@@ -3,7 +3,7 @@ import type {
   IdempotencyRecordStore,
   RecordLease,
 } from '../record/idempotency-record-store.port.js';
-import { LeaseLostError } from '../record/lease-lost.error.js';
+import { LeaseLostError } from '../errors/lease-lost.error.js';
 import type { StoredResponse } from '../record/stored-response.js';
 import { isTransactionalRecordStore } from '../record/transactional-idempotency-record-store.port.js';
 import type { HttpResponse } from './http-response.js';

@@ -4,7 +4,7 @@ import type {
   IdempotencyRecordStore,
   RecordLease,
 } from '../record/idempotency-record-store.port.js';
-import { LeaseLostError } from '../record/lease-lost.error.js';
+import { LeaseLostError } from '../errors/lease-lost.error.js';
 
 /** A signal that never aborts: what a call without an outer lease hands down. */
 export const neverAborted: AbortSignal = new AbortController().signal;

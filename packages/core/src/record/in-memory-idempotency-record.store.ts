@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { systemClock, type Clock } from '../flight/clock.js';
+import { systemClock, type Clock } from '../time/clock.js';
 import type {
   BeginOptions,
   BeginOutcome,
@@ -7,7 +7,7 @@ import type {
   RecordLease,
 } from './idempotency-record-store.port.js';
 import { positiveWholeNumber } from './invalid-record-option.error.js';
-import { LeaseLostError } from './lease-lost.error.js';
+import { LeaseLostError } from '../errors/lease-lost.error.js';
 import { recordKeyHash } from './record-key-hash.js';
 import {
   decodeStoredResponse,

@@ -1,7 +1,6 @@
 export * from './stored-response.js';
 export * from './idempotency-record-store.port.js';
 export * from './transactional-idempotency-record-store.port.js';
-export * from './lease-lost.error.js';
 export * from './record-store-unavailable.error.js';
 export * from './unstorable-response.error.js';
 export * from './invalid-record-option.error.js';

@@ -1,4 +1,4 @@
-import { systemClock, type Clock } from '../flight/clock.js';
+import { systemClock, type Clock } from '../time/clock.js';
 import type { QuotaDecision, RecordQuota } from './record-quota.port.js';
 
 /** Fixed-window record counters in this process's memory (one process only). */

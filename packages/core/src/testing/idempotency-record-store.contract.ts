@@ -5,7 +5,7 @@ import type {
   IdempotencyRecordStore,
   RecordLease,
 } from '../record/idempotency-record-store.port.js';
-import { LeaseLostError } from '../record/lease-lost.error.js';
+import { LeaseLostError } from '../errors/lease-lost.error.js';
 import type { StoredResponse } from '../record/stored-response.js';
 
 /** What one contract case runs against; the factory builds a fresh one per case. */
