@@ -1,5 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { ResponseCapture } from './response-capture.js';
+import { RouteCall } from './route-call.js';
 
 const ORIGINAL = Symbol('oncely:original-handler');
 
@@ -12,7 +12,7 @@ interface RouteLayer {
 /**
  * Express gives a middleware no way to see `next(error)` from the handlers after it: they
  * receive the route's own `next`. So the handlers that follow a protected middleware on its
- * route are wrapped (once, on first use) to report errors to the capture holding the response:
+ * route are wrapped (once, on first use) to report errors to the call holding the response back:
  * a thrown error or `next(error)` is a failure oncely does not keep, not a response to store.
  * Mounted with `app.use()` instead of on a route, a middleware cannot do this, and an error
  * handler's response is kept like any other.
@@ -37,10 +37,10 @@ export function reportDownstreamErrors(req: Request, middleware: RequestHandler)
 
 function reportingErrors(handle: Handle): Handle {
   const wrapped = function (this: unknown, req: Request, res: Response, next: NextFunction) {
-    const capture = ResponseCapture.active(req);
-    const forward: NextFunction = capture
+    const call = RouteCall.active(req);
+    const forward: NextFunction = call
       ? (error?: unknown) => {
-          if (isError(error) && capture.fail(error)) return;
+          if (isError(error) && call.fail(error)) return;
           next(error as Error);
         }
       : next;

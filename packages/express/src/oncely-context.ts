@@ -1,6 +1,6 @@
 import type { HandlerContext } from '@oncely/core';
 import type { Request } from 'express';
-import { ResponseCapture } from './response-capture.js';
+import { RouteCall } from './route-call.js';
 
 /**
  * What oncely hands the handler of a protected route: the `signal` that aborts when the lease is
@@ -8,5 +8,5 @@ import { ResponseCapture } from './response-capture.js';
  * through, so the handler's writes and the record commit together. `undefined` outside one.
  */
 export function getOncelyContext(req: Request): HandlerContext | undefined {
-  return ResponseCapture.active(req)?.context;
+  return RouteCall.active(req)?.context;
 }

@@ -1,6 +1,8 @@
 import {
   resolveCallKeys,
   toProblemResponse,
+  writeHttpResponse,
+  type HttpResponse,
   type KeyContext,
   type ProtectedCallExecutor,
   type ProtectedRoute,
@@ -8,8 +10,7 @@ import {
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { reportDownstreamErrors } from './downstream-errors.js';
 import type { BodyValidator } from './oncely-express-options.interface.js';
-import { ResponseCapture } from './response-capture.js';
-import { writeResponse } from './response-writer.js';
+import { RouteCall } from './route-call.js';
 
 export interface ProtectedRouteMiddlewareOptions {
   readonly route: ProtectedRoute;
@@ -23,13 +24,17 @@ export interface ProtectedRouteMiddlewareOptions {
  * the keys from the request, then let core's executor decide (run the rest of the route, share,
  * replay, refuse). oncely's errors become problem+json through core's one mapping; anything else
  * (the handler's own errors included) goes to `next(error)`, to the app's error handling.
+ *
+ * The route's response is held back whole (several writes, a piped stream, `res.sendFile`) and
+ * sent only once the executor is done, exactly as kept; a response that cannot be kept whole is
+ * refused before anything is sent. Whatever the route writes after its response is swallowed.
  */
 export function protectedRouteMiddleware(options: ProtectedRouteMiddlewareOptions): RequestHandler {
   const { route, executor, resolveUser, validate } = options;
 
   const middleware = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     reportDownstreamErrors(req, middleware);
-    let capture: ResponseCapture | undefined;
+    let call: RouteCall | undefined;
     try {
       if (validate) req.body = await validate(req.body, req);
       const keys = resolveCallKeys(route, await keyContextOf(req, resolveUser));
@@ -37,24 +42,24 @@ export function protectedRouteMiddleware(options: ProtectedRouteMiddlewareOption
         route,
         keys,
         handler: (context) => {
-          capture = new ResponseCapture(req, res, route.name, context);
-          return capture.run(next);
+          call = RouteCall.run(req, res, route, context, next);
+          return call.response;
         },
       });
-      if (!result.replayed && capture?.captured) {
-        capture.commit();
+      if (!result.replayed && call?.capture.ended) {
+        call.capture.commit();
         return;
       }
-      capture?.discard();
-      writeResponse(res, result.response);
+      answer(res, call, result.response);
     } catch (error) {
-      capture?.discard();
       const problem = toProblemResponse(error);
       if (!problem) {
+        // The route's own error: its response (if any was held) gives way to the error handling.
+        call?.capture.release();
         next(error);
         return;
       }
-      writeResponse(res, {
+      answer(res, call, {
         status: problem.status,
         headers: problem.headers,
         body: { kind: 'json', value: problem.body },
@@ -62,6 +67,13 @@ export function protectedRouteMiddleware(options: ProtectedRouteMiddlewareOption
     }
   };
   return middleware;
+}
+
+/** oncely's own answer: through the route's capture when the route ran, so nothing it writes
+ * later can reach the client too. */
+function answer(res: Response, call: RouteCall | undefined, response: HttpResponse): void {
+  if (call) call.capture.interrupt(response);
+  else writeHttpResponse(res, response);
 }
 
 async function keyContextOf(

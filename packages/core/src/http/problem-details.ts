@@ -34,6 +34,7 @@ export const ProblemType = {
   storeUnavailable: 'urn:oncely:problem:store-unavailable',
   recordQuotaExceeded: 'urn:oncely:problem:record-quota-exceeded',
   storedDataUnreadable: 'urn:oncely:problem:stored-data-unreadable',
+  unsupportedResponse: 'urn:oncely:problem:unsupported-response',
 } as const;
 
 interface ProblemCase {
@@ -160,6 +161,14 @@ const CASES: Readonly<Record<string, (error: Fields) => ProblemCase>> = {
     title: 'Stored response unreadable',
     status: 500,
     detail: 'A stored response failed its integrity check and cannot be replayed.',
+  }),
+  // The handler wrote a response oncely cannot keep whole; the route and cause are for its
+  // developers (in the error), the client only learns that nothing was kept.
+  unsupported_response: () => ({
+    type: ProblemType.unsupportedResponse,
+    title: 'Response cannot be kept',
+    status: 500,
+    detail: 'The response could not be kept for replays, so none was sent and nothing was kept.',
   }),
 };
 
