@@ -54,7 +54,6 @@ export interface FlightCoordinator {
   close(): Promise<void>;
 }
 
-export const FlightCoordinator = Symbol('FlightCoordinator');
 
 export type AcquireOutcome =
   | { readonly kind: 'leader'; readonly fence: number }
