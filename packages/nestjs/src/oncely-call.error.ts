@@ -1,4 +1,4 @@
-import { OncelyError, toProblemResponse } from '@oncely/core';
+import { OncelyError, ProblemType, toProblemResponse } from '@oncely/core';
 
 /**
  * What a message or GraphQL client sees of an oncely refusal: a stable upper-case `code`
@@ -13,21 +13,22 @@ export interface OncelyCallErrorPayload {
   readonly [extension: string]: unknown;
 }
 
-/** Stable codes clients of non-HTTP handlers may switch on. */
-export const OncelyCallErrorCode = {
-  requestInFlight: 'ONCELY_REQUEST_IN_FLIGHT',
-  payloadMismatch: 'ONCELY_PAYLOAD_MISMATCH',
-  missingKeyField: 'ONCELY_MISSING_KEY_FIELD',
-  invalidKeyInput: 'ONCELY_INVALID_KEY_INPUT',
-  idempotencyKeyMissing: 'ONCELY_IDEMPOTENCY_KEY_MISSING',
-  idempotencyKeyMalformed: 'ONCELY_IDEMPOTENCY_KEY_MALFORMED',
-  payloadTooLarge: 'ONCELY_PAYLOAD_TOO_LARGE',
-  coordinatorUnavailable: 'ONCELY_COORDINATOR_UNAVAILABLE',
-  leaseLost: 'ONCELY_LEASE_LOST',
-  unauthenticated: 'ONCELY_UNAUTHENTICATED',
-} as const;
-
 const PROBLEM_PREFIX = 'urn:oncely:problem:';
+
+/** `urn:oncely:problem:request-in-flight` → `ONCELY_REQUEST_IN_FLIGHT`. */
+function callErrorCodeOf(type: string): string {
+  return `ONCELY_${type.slice(PROBLEM_PREFIX.length).replaceAll('-', '_').toUpperCase()}`;
+}
+
+/**
+ * Stable codes clients of non-HTTP handlers may switch on: one per problem type, derived from
+ * core's `ProblemType` table, so a new problem type has its code at once.
+ */
+export const OncelyCallErrorCode = Object.freeze(
+  Object.fromEntries(
+    Object.entries(ProblemType).map(([name, type]) => [name, callErrorCodeOf(type)]),
+  ),
+) as Readonly<Record<keyof typeof ProblemType, string>>;
 
 /** The client-facing payload of an oncely error, or `undefined` for any other error. */
 export function callErrorPayloadOf(error: unknown): OncelyCallErrorPayload | undefined {
@@ -38,7 +39,7 @@ export function callErrorPayloadOf(error: unknown): OncelyCallErrorPayload | und
     .retryAfterMs;
   return {
     ...extensions,
-    code: `ONCELY_${type.slice(PROBLEM_PREFIX.length).replaceAll('-', '_').toUpperCase()}`,
+    code: callErrorCodeOf(type),
     message: detail,
     status,
     ...(typeof retryAfterMs === 'number' && { retryAfterMs }),

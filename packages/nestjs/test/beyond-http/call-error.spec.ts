@@ -4,6 +4,7 @@ import {
   IdempotencyMismatchError,
   LeaseLostError,
   MissingKeyFieldError,
+  ProblemType,
 } from '@oncely/core';
 import { OncelyCallErrorCode, OncelyGraphQLError, callErrorPayloadOf } from '@oncely/nestjs';
 
@@ -21,6 +22,13 @@ describe('oncely refusals outside HTTP', () => {
     [new LeaseLostError('shop:pay:v1:t-1:r-1', 3), OncelyCallErrorCode.leaseLost],
   ])('gives %s the stable code %s', (error, code) => {
     expect(callErrorPayloadOf(error)?.code).toBe(code);
+  });
+
+  it('has a code for every problem type, the store and quota refusals included', () => {
+    expect(Object.keys(OncelyCallErrorCode).sort()).toEqual(Object.keys(ProblemType).sort());
+    expect(OncelyCallErrorCode.storeUnavailable).toBe('ONCELY_STORE_UNAVAILABLE');
+    expect(OncelyCallErrorCode.recordQuotaExceeded).toBe('ONCELY_RECORD_QUOTA_EXCEEDED');
+    expect(OncelyCallErrorCode.invalidBody).toBe('ONCELY_INVALID_BODY');
   });
 
   it('carries the retry delay and the reason, never the raw input', () => {
