@@ -1,6 +1,7 @@
 import {
   InMemoryFlightCoordinator,
   InMemoryIdempotencyRecordStore,
+  type EncryptionOptions,
   type FlightCoordinator,
   type IdempotencyRecordStore,
 } from '@oncely/core';
@@ -24,6 +25,8 @@ export interface ConformanceEngines {
 /** Where the fixture apps of one runner keep their state. Namespaces keep the cases apart. */
 export interface ConformanceBackend {
   readonly name: string;
+  /** oncely's `encryption` option for the apps on this backend: their data is sealed at rest. */
+  readonly encryption?: EncryptionOptions;
   engines(): Promise<ConformanceEngines>;
   stop(): Promise<void>;
 }
@@ -51,6 +54,23 @@ export function inMemoryConformanceBackend(): ConformanceBackend {
  * stored text is read from the rows and keys themselves, not from what oncely meant to write.
  */
 export function redisPostgresConformanceBackend(): ConformanceBackend {
+  return redisPostgresBackend('Redis + PostgreSQL', undefined);
+}
+
+/**
+ * The same Redis + PostgreSQL deployment with oncely's encryption at rest (one AES-256 key of
+ * this run): what its raw rows and keys hold is what an operator or a leaked backup would see.
+ */
+export function encryptedRedisPostgresConformanceBackend(): ConformanceBackend {
+  return redisPostgresBackend('Redis + PostgreSQL, encrypted at rest', {
+    keys: [{ id: 'conformance-k1', secret: randomBytes(32) }],
+  });
+}
+
+function redisPostgresBackend(
+  name: string,
+  encryption: EncryptionOptions | undefined,
+): ConformanceBackend {
   const schema = `oncely_conformance_${randomBytes(5).toString('hex')}`;
   const keyPrefix = `oncely-conformance:${randomBytes(4).toString('hex')}:`;
   let shared: Promise<{
@@ -89,11 +109,14 @@ export function redisPostgresConformanceBackend(): ConformanceBackend {
 
   const rawText = async (namespace: string) => {
     const { dataSource, redis } = await shared;
-    const rows = await dataSource.query<{ row: string }[]>(
-      `SELECT t::text AS row FROM "${schema}"."oncely_idempotency_record" t WHERE t::text LIKE $1`,
+    // `t::text` shows the bytea body as hex: the body is added as its bytes, to be read.
+    const rows = await dataSource.query<{ row: string; body: Buffer | null }[]>(
+      `SELECT t::text AS row, t.response_body AS body FROM "${schema}"."oncely_idempotency_record" t WHERE t::text LIKE $1`,
       [`%${namespace}%`],
     );
-    const values: string[] = rows.map(({ row }) => row);
+    const values: string[] = rows.map(
+      ({ row, body }) => `${row} ${body?.toString('latin1') ?? ''}`,
+    );
     for (const key of await scan(redis, `${keyPrefix}*${namespace}*`)) {
       const type = await redis.type(key);
       if (type === 'string')
@@ -105,7 +128,8 @@ export function redisPostgresConformanceBackend(): ConformanceBackend {
   };
 
   return {
-    name: 'Redis + PostgreSQL',
+    name,
+    ...(encryption && { encryption }),
     engines: async () => {
       shared ??= open();
       const { dataSource, coordinator } = await shared;

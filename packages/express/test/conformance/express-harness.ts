@@ -37,6 +37,7 @@ async function startExpressApp(
     coordinator: tap.flightCoordinator(engines.coordinator),
     store: tap.recordStore(engines.store),
     resolveUser: (req: AuthedRequest) => req.user ?? req.principal,
+    ...(backend.encryption && { encryption: backend.encryption }),
     ...(settings.recordQuota && {
       recordQuota: { quota: new InMemoryRecordQuota(), ...settings.recordQuota },
     }),
@@ -95,7 +96,13 @@ export function expressHarness(
 ): HttpConformanceHarness {
   return {
     name: `${name} (${backend.name})`,
-    capabilities: ['raw-response-writes', 'next-error', 'storage-inspection', 'binary-body'],
+    capabilities: [
+      'raw-response-writes',
+      'next-error',
+      'storage-inspection',
+      'binary-body',
+      ...(backend.encryption ? (['encrypted-storage'] as const) : []),
+    ],
     catchAllRegistrations: ['error-handling middleware'],
     serializerRegistrations: ['response-shaping middleware'],
     timeoutStatus: 503,

@@ -74,6 +74,7 @@ async function startNestApp(
         coordinator: tap.flightCoordinator(engines.coordinator),
         store: tap.recordStore(engines.store),
         keyContext: principalFallback,
+        ...(backend.encryption && { encryption: backend.encryption }),
         ...(settings.recordQuota && {
           recordQuota: { quota: new InMemoryRecordQuota(), ...settings.recordQuota },
         }),
@@ -122,8 +123,11 @@ export function nestHarness(
 ): HttpConformanceHarness {
   return {
     name: `Nest on ${platform === 'express' ? 'Express' : 'Fastify'} (${backend.name})`,
-    capabilities:
-      platform === 'fastify' ? ['storage-inspection', 'binary-body'] : ['storage-inspection'],
+    capabilities: [
+      'storage-inspection',
+      ...(platform === 'fastify' ? (['binary-body'] as const) : []),
+      ...(backend.encryption ? (['encrypted-storage'] as const) : []),
+    ],
     catchAllRegistrations: CATCH_ALL,
     serializerRegistrations: SERIALIZER,
     timeoutStatus: 408,

@@ -5,6 +5,7 @@ import type {
   ConformanceAppSettings,
   HttpConformanceCapability,
   HttpConformanceHarness,
+  HttpConformanceTag,
 } from './conformance-harness.js';
 import { ConformanceProbe } from './conformance-probe.js';
 
@@ -20,6 +21,8 @@ export interface CaseContext {
 export interface CaseDefinition {
   readonly name: string;
   readonly needs?: readonly HttpConformanceCapability[];
+  /** What a runner taking only part of the suite may select the case by. */
+  readonly tags?: readonly HttpConformanceTag[];
   /** App settings besides the defaults (catch-all: the harness's first registration). */
   readonly settings?: Partial<Omit<ConformanceAppSettings, 'probe' | 'namespace'>>;
   /** Run once per catch-all registration of the harness, the name saying which. */

@@ -22,7 +22,32 @@ export type HttpConformanceCapability =
    * Express cannot: its global `ClassSerializerInterceptor` turns a returned `Buffer` into JSON,
    * and a `StreamableFile` is refused by oncely at start-up.
    */
-  | 'binary-body';
+  | 'binary-body'
+  /**
+   * oncely runs with encryption at rest (its `encryption` option) and `ConformanceApp.storedText()`
+   * returns the raw stored rows and keys, as the storage holds them (bytes decoded as Latin-1).
+   */
+  | 'encrypted-storage';
+
+/**
+ * Marks on cases, for runners that take only some of the suite (see `HttpConformanceSelection`).
+ */
+export type HttpConformanceTag =
+  /**
+   * The case's outcome rests on what is written to storage and read back from it: replays,
+   * refusals against a held or kept record, hostile inputs that must write exactly their own
+   * records. A runner that only changes how data is stored (encryption at rest) runs these.
+   */
+  'stored-data';
+
+/**
+ * Which cases a runner takes: every case by default; with `tags`, only the cases carrying one of
+ * them. Cases outside the selection are neither run nor listed in `leftOut`: the runner chose
+ * them away, and runs them on another backend.
+ */
+export interface HttpConformanceSelection {
+  readonly tags?: readonly HttpConformanceTag[];
+}
 
 /** What the suite asks of each app it starts; a fresh app is started for every case. */
 export interface ConformanceAppSettings {

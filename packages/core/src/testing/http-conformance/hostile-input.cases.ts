@@ -26,6 +26,7 @@ function hostile(
 ): CaseDefinition {
   return {
     name: `${name} (seed ${SEED})`,
+    tags: ['stored-data'],
     run: async (context) => {
       const before = prototypeSnapshot();
       await body(context, new HostileRandom(SEED));

@@ -4,8 +4,10 @@ import { runCase, type CaseDefinition } from './conformance-case.js';
 import type {
   HttpConformanceCase,
   HttpConformanceHarness,
+  HttpConformanceSelection,
   HttpConformanceSuite,
 } from './conformance-harness.js';
+import { encryptedStorageCases } from './encrypted-storage.cases.js';
 import { heldKeyCases } from './held-key.cases.js';
 import { hostileInputCases } from './hostile-input.cases.js';
 import { idempotencyCases } from './idempotency.cases.js';
@@ -29,18 +31,27 @@ export const HTTP_CONFORMANCE_CASES: readonly CaseDefinition[] = [
   ...scopeIdentityCases,
   ...bootCases,
   ...hostileInputCases,
+  ...encryptedStorageCases,
 ];
 
 /**
  * The HTTP behaviour every oncely integration must show, as named async cases for any test
  * runner. Each case starts a fresh app from the harness (see `HttpConformanceHarness` for the
  * fixture contract), speaks HTTP to it with `fetch`, and asserts with `node:assert`. Cases the
- * harness cannot express are listed in `leftOut` with what they need, not run.
+ * harness cannot express are listed in `leftOut` with what they need, not run. With
+ * `selection.tags`, only the cases carrying one of those tags are considered.
  */
-export function httpConformanceSuite(harness: HttpConformanceHarness): HttpConformanceSuite {
+export function httpConformanceSuite(
+  harness: HttpConformanceHarness,
+  selection: HttpConformanceSelection = {},
+): HttpConformanceSuite {
   const cases: HttpConformanceCase[] = [];
   const leftOut: { name: string; needs: string[] }[] = [];
-  for (const definition of HTTP_CONFORMANCE_CASES) {
+  const { tags } = selection;
+  const selected = HTTP_CONFORMANCE_CASES.filter(
+    (definition) => !tags || definition.tags?.some((tag) => tags.includes(tag)),
+  );
+  for (const definition of selected) {
     const missing = (definition.needs ?? []).filter((need) => !harness.capabilities.includes(need));
     if (missing.length > 0) {
       leftOut.push({ name: definition.name, needs: missing });

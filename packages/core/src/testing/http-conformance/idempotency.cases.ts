@@ -14,6 +14,7 @@ import { order, type CaseDefinition } from './conformance-case.js';
 export const idempotencyCases: readonly CaseDefinition[] = [
   {
     name: 'executes once, then replays status, body bytes and replay headers with Idempotent-Replayed',
+    tags: ['stored-data'],
     run: async ({ http, probe }) => {
       const key = randomUUID();
       const first = await http.post('/orders', { key, tenant: 't-1', body: order() });
@@ -84,6 +85,7 @@ export const idempotencyCases: readonly CaseDefinition[] = [
   },
   {
     name: 'answers 422 when the key is reused with another payload, and keeps the record',
+    tags: ['stored-data'],
     run: async ({ http, probe }) => {
       const key = randomUUID();
       const first = await http.post('/orders', { key, tenant: 't-1', body: order('first') });
@@ -159,6 +161,7 @@ export const idempotencyCases: readonly CaseDefinition[] = [
   },
   {
     name: 'answers 409 with Retry-After while the first request is in flight, then replays',
+    tags: ['stored-data'],
     run: async ({ http, probe }) => {
       const key = randomUUID();
       const customer = `inflight-${randomUUID()}`;
