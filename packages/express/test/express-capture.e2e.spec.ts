@@ -127,6 +127,14 @@ describe.each([
     expect(app.executions('big-stream')).toBe(2);
   });
 
+  it('SingleFlight inside an idempotent route: the inner response is kept whole by both', async () => {
+    const [first, retry] = await answerAndRetry(app.baseUrl, '/nested');
+    expect(first.status).toBe(200);
+    expect(JSON.parse(first.text)).toEqual({ execution: 1, signal: true });
+    expectReplayOf(retry, first);
+    expect(app.executions('nested')).toBe(1);
+  });
+
   it('next(err) before answering reaches the app error handler and is not kept', async () => {
     const [first, retry] = await answerAndRetry(app.baseUrl, '/error-first');
     expect(first.status).toBe(500);
@@ -143,11 +151,17 @@ describe.each([
     const { baseUrl } = await worker.message<{ type: string; baseUrl: string }>(
       (m) => m.type === 'ready',
     );
-    for (const path of ['/abc', '/double-json', '/json-then-error', '/stream', '/big-stream']) {
-      await answerAndRetry(baseUrl, path);
-    }
-    const health = await fetch(`${baseUrl}/health`);
-    expect(await health.json()).toEqual({ alive: true });
+    const exercise = async () => {
+      for (const path of ['/abc', '/double-json', '/json-then-error', '/stream', '/big-stream']) {
+        await answerAndRetry(baseUrl, path);
+      }
+      const health = await fetch(`${baseUrl}/health`);
+      return (await health.json()) as unknown;
+    };
+    const alive = await exercise().catch((error: unknown) => {
+      throw new Error(`The app process stopped answering (${String(error)}):\n${worker.output()}`);
+    });
+    expect(alive).toEqual({ alive: true });
     worker.send({ type: 'stop' });
     expect(await worker.exited).toEqual({ code: 0, signal: null });
     expect(worker.output()).not.toMatch(/ERR_STREAM_WRITE_AFTER_END|ERR_HTTP_HEADERS_SENT/);
