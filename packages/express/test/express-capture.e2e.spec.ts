@@ -156,7 +156,7 @@ describe.each([
         await answerAndRetry(baseUrl, path);
       }
       const health = await fetch(`${baseUrl}/health`);
-      return (await health.json()) as unknown;
+      return health.json();
     };
     const alive = await exercise().catch((error: unknown) => {
       throw new Error(`The app process stopped answering (${String(error)}):\n${worker.output()}`);
