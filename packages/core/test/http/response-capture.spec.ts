@@ -250,6 +250,31 @@ describe('ResponseCapture', () => {
     expect(await reply.json()).toEqual({ title: 'In progress' });
   });
 
+  it('interrupt sends at once while the app still runs, and swallows what it writes later', async () => {
+    const later = deferred<unknown>();
+    const url = await serve((res) => {
+      const c = capture(res);
+      void c.hold();
+      res.setHeader('x-app', 'yes');
+      res.write('partial');
+      c.interrupt(problem);
+      setImmediate(() => {
+        try {
+          res.setHeader('x-late', '1');
+          res.end('late');
+          later.resolve(undefined);
+        } catch (error) {
+          later.resolve(error);
+        }
+      });
+    });
+    const reply = await fetch(url);
+    expect(reply.status).toBe(409);
+    expect(reply.headers.get('x-app')).toBeNull();
+    expect(await reply.json()).toEqual({ title: 'In progress' });
+    expect(await later.promise).toBeUndefined();
+  });
+
   it('refuses a response over maxBytes whole: nothing sent, the rest swallowed', async () => {
     const refusal = deferred<{ error: unknown; headersSent: boolean }>();
     const url = await serve((res) => {
