@@ -17,6 +17,10 @@ import { expressHarness, type ExpressMajor } from './conformance/express-harness
 const ENCRYPTED_CASE =
   'stores no plaintext of a response body or request secret when encryption is on, and replays byte for byte';
 
+/** Express cannot tell a timeout middleware's answer from the route's: see its README. */
+const OUTER_ANSWER_CASE =
+  'holds the key until the handler settles when the timeout layer answers first: one execution, then the serialized replay';
+
 const runners: [string, ExpressMajor, () => ConformanceBackend, HttpConformanceSelection][] = [
   ['Express 5', express as ExpressMajor, inMemoryConformanceBackend, {}],
   ['Express 4', express4 as ExpressMajor, inMemoryConformanceBackend, {}],
@@ -42,9 +46,10 @@ describe.each(runners)('HTTP conformance: %s', (name, major, makeBackend, select
     it.each(cases.map((c) => [c.name, c] as const))('%s', (_name, c) => c.run(), 30_000);
 
     it('states the cases it leaves out, by name', () => {
-      expect(leftOut.map(({ name, needs }) => `${name} [needs ${needs.join(', ')}]`)).toEqual(
-        backend.encryption ? [] : [`${ENCRYPTED_CASE} [needs encrypted-storage]`],
-      );
+      expect(leftOut.map(({ name, needs }) => `${name} [needs ${needs.join(', ')}]`)).toEqual([
+        ...(selection.tags ? [] : [`${OUTER_ANSWER_CASE} [needs outer-answer-detection]`]),
+        ...(backend.encryption ? [] : [`${ENCRYPTED_CASE} [needs encrypted-storage]`]),
+      ]);
     });
   });
 });

@@ -79,11 +79,13 @@ export const catchAll: ErrorRequestHandler = (error: unknown, _req, res: Respons
     next(error);
     return;
   }
-  const status = (error as { status?: unknown }).status;
+  const { status, body: errorBody } = error as { status?: unknown; body?: unknown };
   const code = typeof status === 'number' && status >= 400 ? status : 500;
+  // Errors carrying a body (the app's own HttpError, and oncely's SharedFlightError, which
+  // hands SingleFlight followers the leader's thrown error) are rendered with it.
   const body =
-    error instanceof HttpError
-      ? error.body
+    typeof errorBody === 'object' && errorBody !== null
+      ? errorBody
       : { message: code < 500 ? (error as Error).message : 'Internal server error' };
   res.status(code).json(body);
 };

@@ -125,6 +125,7 @@ export function nestHarness(
     name: `Nest on ${platform === 'express' ? 'Express' : 'Fastify'} (${backend.name})`,
     capabilities: [
       'storage-inspection',
+      'outer-answer-detection',
       ...(platform === 'fastify' ? (['binary-body'] as const) : []),
       ...(backend.encryption ? (['encrypted-storage'] as const) : []),
     ],

@@ -27,7 +27,13 @@ export type HttpConformanceCapability =
    * oncely runs with encryption at rest (its `encryption` option) and `ConformanceApp.storedText()`
    * returns the raw stored rows and keys, as the storage holds them (bytes decoded as Latin-1).
    */
-  | 'encrypted-storage';
+  | 'encrypted-storage'
+  /**
+   * oncely can tell the handler's own answer from one an outer layer (the app's timeout) wrote
+   * while the handler still ran, and so holds the key until the handler is done. Nest can (its
+   * interceptor sees the handler settle); plain Express cannot, as both write the same `res`.
+   */
+  | 'outer-answer-detection';
 
 /**
  * Marks on cases, for runners that take only some of the suite (see `HttpConformanceSelection`).

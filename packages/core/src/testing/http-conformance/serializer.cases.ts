@@ -62,6 +62,7 @@ export const serializerCases: readonly CaseDefinition[] = [
   {
     name: 'holds the key until the handler settles when the timeout layer answers first: one execution, then the serialized replay',
     settings: { timeoutLayer: true },
+    needs: ['outer-answer-detection'],
     run: async ({ http, probe, harness, app }) => {
       const key = randomUUID();
       const send = () => http.post('/slow-users', { key, tenant: 't-1', body: { name: 'Slow' } });
