@@ -54,7 +54,6 @@ export interface FlightCoordinator {
   close(): Promise<void>;
 }
 
-
 export type AcquireOutcome =
   | { readonly kind: 'leader'; readonly fence: number }
   | { readonly kind: 'cached'; readonly payload: string }

@@ -38,7 +38,6 @@ export interface IdempotencyRecordStore {
   readonly answersAtCacheSpeed?: boolean;
 }
 
-
 export interface BeginOptions {
   /** How long the caller holds the record while it works. */
   readonly leaseTtlMs: number;

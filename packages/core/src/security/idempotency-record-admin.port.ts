@@ -18,7 +18,6 @@ export interface IdempotencyRecordAdmin {
   forceRelease(identity: string): Promise<ForceReleaseOutcome>;
 }
 
-
 export type RecordInspection =
   | { readonly kind: 'absent'; readonly keyHash: string }
   | {

@@ -11,7 +11,6 @@ export interface RecordQuota {
   giveBack(scope: string, window: number): Promise<void>;
 }
 
-
 export type QuotaDecision =
   | { readonly kind: 'taken'; readonly window: number }
   | { readonly kind: 'exceeded'; readonly retryAfterMs: number };
