@@ -1,7 +1,14 @@
+import { keyPrefix } from '../connection/key-prefix.js';
+
+/** The Redis key of the record with a given key hash. */
+export type RecordKey = (keyHash: string) => string;
+
 /**
- * The Redis key of the record for `keyHash`: one hash per identity, the key hash as its Redis
- * Cluster hash tag (a hex digest, so it never holds a brace).
+ * The record keys under `prefix` (checked; default `oncely:`): `<prefix>{<keyHash>}:record`, one
+ * hash per identity, with the key hash (a hex digest, so never a brace) as its cluster hash tag.
+ * The store and the operator's admin both build their keys here, so they always agree.
  */
-export function recordKey(prefix: string, keyHash: string): string {
-  return `${prefix}{${keyHash}}:record`;
+export function recordKeys(prefix?: string): RecordKey {
+  const checked = keyPrefix(prefix);
+  return (keyHash) => `${checked}{${keyHash}}:record`;
 }

@@ -12,10 +12,9 @@ import {
   type StoredResponse,
 } from '@oncely/core';
 import { InvalidRedisOptionError } from '../connection/invalid-redis-option.error.js';
-import { keyPrefix } from '../connection/key-prefix.js';
 import { createClient, isClient } from '../connection/redis-clients.js';
 import type { RedisConnection } from '../connection/redis-connection.js';
-import { recordKey } from './record-key.js';
+import { recordKeys, type RecordKey } from './record-key.js';
 import { defineRecordScripts, type BeginReply, type RecordScripts } from './record-scripts.js';
 import type { RedisIdempotencyRecordStoreOptions } from './redis-idempotency-record-store.options.js';
 
@@ -38,7 +37,7 @@ export class RedisIdempotencyRecordStore implements IdempotencyRecordStore {
   private readonly client: Redis | Cluster;
   private readonly ownsClient: boolean;
   private readonly scripts: RecordScripts;
-  private readonly keyPrefix: string;
+  private readonly recordKeyOf: RecordKey;
   /** `begin` is one round trip to Redis: no guard flight goes in front of it. */
   readonly answersAtCacheSpeed = true;
 
@@ -49,7 +48,7 @@ export class RedisIdempotencyRecordStore implements IdempotencyRecordStore {
    *   creates and `close` quits.
    */
   constructor(connection: RedisConnection, options: RedisIdempotencyRecordStoreOptions = {}) {
-    this.keyPrefix = keyPrefix(options.keyPrefix);
+    this.recordKeyOf = recordKeys(options.keyPrefix);
     this.ownsClient = !isClient(connection);
     this.client = isClient(connection) ? connection : createClient(connection);
     this.scripts = defineRecordScripts(this.client);
@@ -148,7 +147,7 @@ export class RedisIdempotencyRecordStore implements IdempotencyRecordStore {
 
   /** The Redis key of the record for `keyHash` (exposed for operators and tests). */
   recordKey(keyHash: string): string {
-    return recordKey(this.keyPrefix, keyHash);
+    return this.recordKeyOf(keyHash);
   }
 }
 

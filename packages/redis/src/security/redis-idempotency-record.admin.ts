@@ -7,34 +7,32 @@ import {
   type RecordInspection,
   type StoredResponse,
 } from '@oncely/core';
-import { keyPrefix } from '../connection/key-prefix.js';
-import { recordKey } from '../record/record-key.js';
-import { defineSecurityScripts, type SecurityScripts } from './security-scripts.js';
+import { recordKeys, type RecordKey } from '../record/record-key.js';
+import type { RedisIdempotencyRecordStoreOptions } from '../record/redis-idempotency-record-store.options.js';
+import { defineRecordAdminScripts, type RecordAdminScripts } from './security-scripts.js';
 
-/** Options of `RedisIdempotencyRecordAdmin`. */
-export interface RedisIdempotencyRecordAdminOptions {
-  /** The `keyPrefix` of the `RedisIdempotencyRecordStore` to administer; default `oncely:`. */
-  readonly keyPrefix?: string;
-}
+/**
+ * Options of `RedisIdempotencyRecordAdmin`: those of the `RedisIdempotencyRecordStore` it
+ * administers, whose `keyPrefix` (default `oncely:`) it must share to find the records.
+ */
+export type RedisIdempotencyRecordAdminOptions = RedisIdempotencyRecordStoreOptions;
 
 /**
  * Operator access to the records of `RedisIdempotencyRecordStore` (use it through `OncelyAdmin`).
  * Reads use Redis' clock, as the store does. The client stays yours.
  */
 export class RedisIdempotencyRecordAdmin implements IdempotencyRecordAdmin {
-  readonly #scripts: SecurityScripts;
-  readonly #prefix: string;
+  readonly #scripts: RecordAdminScripts;
+  readonly #recordKey: RecordKey;
 
   constructor(client: Redis | Cluster, options: RedisIdempotencyRecordAdminOptions = {}) {
-    this.#prefix = keyPrefix(options.keyPrefix);
-    this.#scripts = defineSecurityScripts(client);
+    this.#recordKey = recordKeys(options.keyPrefix);
+    this.#scripts = defineRecordAdminScripts(client);
   }
 
   async inspect(identity: string): Promise<RecordInspection> {
     const keyHash = recordKeyHash(identity);
-    const [now, pttl, ...flat] = await this.#scripts.recordInspect(
-      recordKey(this.#prefix, keyHash),
-    );
+    const [now, pttl, ...flat] = await this.#scripts.inspect(this.#recordKey(keyHash));
     const fields = new Map<string, Buffer>();
     for (let i = 0; i + 1 < flat.length; i += 2) {
       fields.set((flat[i] as Buffer).toString('latin1'), flat[i + 1] as Buffer);
@@ -63,8 +61,8 @@ export class RedisIdempotencyRecordAdmin implements IdempotencyRecordAdmin {
   }
 
   async forceRelease(identity: string): Promise<ForceReleaseOutcome> {
-    const [kind, fence] = await this.#scripts.recordForceRelease(
-      recordKey(this.#prefix, recordKeyHash(identity)),
+    const [kind, fence] = await this.#scripts.forceRelease(
+      this.#recordKey(recordKeyHash(identity)),
     );
     if (kind === 'released') return { kind, fence: Number(fence) };
     return kind === 'completed' ? { kind } : { kind: 'absent' };

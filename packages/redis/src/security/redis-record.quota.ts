@@ -1,7 +1,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { QuotaDecision, RecordQuota } from '@oncely/core';
 import { keyPrefix } from '../connection/key-prefix.js';
-import { defineSecurityScripts, type SecurityScripts } from './security-scripts.js';
+import { defineQuotaScripts, type QuotaScripts } from './security-scripts.js';
 
 /** Options of `RedisRecordQuota`. */
 export interface RedisRecordQuotaOptions {
@@ -16,34 +16,31 @@ export interface RedisRecordQuotaOptions {
  * windows, which lets through at most one extra window's worth during `d`. The client stays yours.
  */
 export class RedisRecordQuota implements RecordQuota {
-  readonly #scripts: SecurityScripts;
-  readonly #prefix: string;
+  readonly #scripts: QuotaScripts;
+  /** `<prefix>quota:`, what every counter key starts with. */
+  readonly #counterKeyStart: string;
 
   constructor(client: Redis | Cluster, options: RedisRecordQuotaOptions = {}) {
-    this.#prefix = keyPrefix(options.keyPrefix);
-    this.#scripts = defineSecurityScripts(client);
+    this.#counterKeyStart = `${keyPrefix(options.keyPrefix)}quota:`;
+    this.#scripts = defineQuotaScripts(client);
   }
 
   async take(scope: string, limit: number, windowMs: number): Promise<QuotaDecision> {
     const now = Date.now();
     const window = Math.floor(now / windowMs) * windowMs;
-    const taken = await this.#scripts.quotaTake(
-      this.counterKey(scope, window),
-      limit,
-      windowMs * 2,
-    );
+    const taken = await this.#scripts.take(this.counterKey(scope, window), limit, windowMs * 2);
     return taken === 1
       ? { kind: 'taken', window }
       : { kind: 'exceeded', retryAfterMs: window + windowMs - now };
   }
 
   async giveBack(scope: string, window: number): Promise<void> {
-    await this.#scripts.quotaGiveBack(this.counterKey(scope, window));
+    await this.#scripts.giveBack(this.counterKey(scope, window));
   }
 
   /** The counter of `scope` in the window starting at `window` (exposed for operators). */
   counterKey(scope: string, window: number): string {
     // Braces in a scope would end the hash tag early; they never occur in escaped key segments.
-    return `${this.#prefix}quota:{${scope.replace(/[{}]/g, '_')}}:${window}`;
+    return `${this.#counterKeyStart}{${scope.replace(/[{}]/g, '_')}}:${window}`;
   }
 }

@@ -1,19 +1,27 @@
-/** The scripts of the quota and the operator access (`lua/quota-*.lua`, record inspection). */
+/** The scripts of the quota (`lua/quota-*.lua`) and of operator access to records. */
 import { luaScriptSet } from '../scripts/lua-scripts.js';
 
-/** The quota and operator scripts bound to one client. */
-export interface SecurityScripts {
-  quotaTake(counterKey: string, limit: number, ttlMs: number): Promise<number>;
-  quotaGiveBack(counterKey: string): Promise<number>;
-  recordInspect(recordKey: string): Promise<(Buffer | number)[]>;
-  recordForceRelease(recordKey: string): Promise<[string, number?]>;
+/** The quota scripts bound to one client. */
+export interface QuotaScripts {
+  take(counterKey: string, limit: number, ttlMs: number): Promise<number>;
+  giveBack(counterKey: string): Promise<number>;
 }
 
-/** Defines the scripts on a client (once per client) and returns them bound to it. */
-export const defineSecurityScripts = luaScriptSet<SecurityScripts>({
-  quotaTake: 'quota-take-1.lua',
-  quotaGiveBack: 'quota-give-back-1.lua',
+/** The operator's record scripts bound to one client. */
+export interface RecordAdminScripts {
+  inspect(recordKey: string): Promise<(Buffer | number)[]>;
+  forceRelease(recordKey: string): Promise<[string, number?]>;
+}
+
+/** Defines the quota scripts on a client (once per client) and returns them bound to it. */
+export const defineQuotaScripts = luaScriptSet<QuotaScripts>({
+  take: 'quota-take-1.lua',
+  giveBack: 'quota-give-back-1.lua',
+});
+
+/** Defines the operator's scripts on a client (once per client) and returns them bound to it. */
+export const defineRecordAdminScripts = luaScriptSet<RecordAdminScripts>({
   // Buffer replies: a stored body is binary.
-  recordInspect: { file: 'record-inspect-1.lua', replies: 'buffers' },
-  recordForceRelease: 'record-force-release-1.lua',
+  inspect: { file: 'record-inspect-1.lua', replies: 'buffers' },
+  forceRelease: 'record-force-release-1.lua',
 });
