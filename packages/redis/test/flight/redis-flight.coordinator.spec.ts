@@ -9,6 +9,12 @@ import { deleteKeys, eventually, uniquePrefix } from '../support/redis-test-keys
 // The redis project's testTimeout in jest.config.ts is not applied (Jest reads it globally).
 jest.setTimeout(60_000);
 
+/**
+ * A wait longer than the test may last: only a notice ends it in time. A notice is published only
+ * to a key a follower's busy `acquire` flagged as waited for, so each of these tests makes one.
+ */
+const noticeOnly = 120_000;
+
 /** The hash tag Redis Cluster hashes: from the first `{` to the next `}`, if not empty. */
 function hashTag(key: string): string {
   const open = key.indexOf('{');
@@ -208,8 +214,10 @@ describe('RedisFlightCoordinator', () => {
       const other = randomUUID();
       await coordinator.acquire(key, 'leader', 10_000);
       await coordinator.acquire(other, 'leader', 10_000);
+      await coordinator.acquire(key, 'follower', 10_000);
+      await coordinator.acquire(other, 'follower', 10_000);
       let woken = false;
-      const waiting = coordinator.waitForNotice(key, 30_000).then(() => (woken = true));
+      const waiting = coordinator.waitForNotice(key, noticeOnly).then(() => (woken = true));
       await eventually(() => coordinator.waitingKeys === 1, 'the waiter');
 
       await coordinator.complete(other, 'leader', { kind: 'result', payload: 'o', ttlMs: 1000 });
@@ -224,7 +232,8 @@ describe('RedisFlightCoordinator', () => {
     it('resolves on a release notice', async () => {
       const key = randomUUID();
       await coordinator.acquire(key, 'leader', 10_000);
-      const waiting = coordinator.waitForNotice(key, 30_000);
+      await coordinator.acquire(key, 'follower', 10_000);
+      const waiting = coordinator.waitForNotice(key, noticeOnly);
       await eventually(() => coordinator.waitingKeys === 1, 'the waiter');
 
       await coordinator.release(key, 'leader');
@@ -257,11 +266,12 @@ describe('RedisFlightCoordinator', () => {
         commandTimeout: 10_000,
       });
       await coordinator.acquire(key, 'leader', 10_000);
+      await coordinator.acquire(key, 'follower', 10_000);
       await sibling.connect();
       const waits = [
-        coordinator.waitForNotice(key, 30_000),
-        coordinator.waitForNotice(key, 30_000),
-        sibling.waitForNotice(key, 30_000),
+        coordinator.waitForNotice(key, noticeOnly),
+        coordinator.waitForNotice(key, noticeOnly),
+        sibling.waitForNotice(key, noticeOnly),
       ];
       await eventually(() => sibling.waitingKeys === 1, 'the sibling waiter');
 
