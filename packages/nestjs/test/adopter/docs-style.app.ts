@@ -1,18 +1,13 @@
 import {
   Body,
-  CallHandler,
   ClassSerializerInterceptor,
   Controller,
-  ExecutionContext,
   Get,
-  Injectable,
   Module,
   Param,
   Post,
-  RequestTimeoutException,
   Res,
   type INestApplication,
-  type NestInterceptor,
 } from '@nestjs/common';
 import { APP_INTERCEPTOR } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -23,28 +18,11 @@ import {
   SingleFlight,
   type OncelyModuleOptions,
 } from '@oncely/nestjs';
-import { Exclude, Expose } from 'class-transformer';
 import { IsInt, IsString } from 'class-validator';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { TimeoutError, catchError, throwError, timeout, type Observable } from 'rxjs';
+import { TimeoutInterceptor, UserView } from '../conformance/app-layers.js';
 import { Executions, type Platform } from '../fixtures/test-app.js';
-
-/** A user as an ORM would return it: the serializer must drop the hash and add the getter. */
-export class UserView {
-  id!: string;
-  name!: string;
-  @Exclude() passwordHash!: string;
-
-  constructor(fields: Pick<UserView, 'id' | 'name' | 'passwordHash'>) {
-    Object.assign(this, fields);
-  }
-
-  @Expose()
-  get displayName(): string {
-    return `${this.name} (${this.id.slice(0, 4)})`;
-  }
-}
 
 export class CreateUserDto {
   @IsString() name!: string;
@@ -55,19 +33,6 @@ export class ChargeDto {
 }
 
 export const SECRET = 'argon2id$do-not-store';
-
-/** The NestJS docs' timeout interceptor, as a global interceptor. */
-@Injectable()
-export class TimeoutInterceptor implements NestInterceptor {
-  intercept(_context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    return next.handle().pipe(
-      timeout(800),
-      catchError((err: unknown) =>
-        throwError(() => (err instanceof TimeoutError ? new RequestTimeoutException() : err)),
-      ),
-    );
-  }
-}
 
 interface StatusResponse {
   status(code: number): unknown;
