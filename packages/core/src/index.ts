@@ -4,5 +4,7 @@ export * from './key/index.js';
 export * from './flight/index.js';
 export * from './record/index.js';
 export * from './http/index.js';
+export * from './call/index.js';
 export * from './events/index.js';
 export * from './security/index.js';
+export * from './engine/index.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { OncelyEventListener } from '../events/oncely-event.js';
 import type { FailurePolicy, FlightOptions } from './flight.types.js';
-import { defaultFailurePolicy } from './http-status-failure.policy.js';
+import { defaultFailurePolicy } from '../http/http-status-failure.policy.js';
 import { InvalidFlightOptionError } from './invalid-flight-option.error.js';
 import { DEFAULT_MAX_RESULT_BYTES } from './result-codec.js';
 

@@ -9,4 +9,3 @@ export * from './record-quota.port.js';
 export * from './in-memory-record.quota.js';
 export * from './record-quota-exceeded.error.js';
 export * from './quota-limited-idempotency-record.store.js';
-export * from './secure-engines.js';

@@ -1,9 +1,9 @@
 import { OncelyConfigurationError } from '../errors/oncely-configuration.error.js';
 import type { OncelyEventListener } from '../events/oncely-event.js';
 import { KEY_NAME_PATTERN } from '../key/key-grammar.js';
-import { MAX_TIMER_MS } from './protected-route.js';
-import { ReplayHeaderPolicy } from './replay-header-policy.js';
-import { DEFAULT_PROTECTION, type ProtectionDefaults } from './route-options.js';
+import { MAX_TIMER_MS } from '../call/protected-route.js';
+import { ReplayHeaderPolicy } from '../http/replay-header-policy.js';
+import { DEFAULT_PROTECTION, type ProtectionDefaults } from '../call/route-options.js';
 
 /**
  * Start-up checks shared by every integration (the Nest module, the Express factory), so both

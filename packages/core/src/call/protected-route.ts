@@ -1,7 +1,7 @@
 import { describeOptionValue } from '../errors/describe-option-value.js';
 import type { KeyContext, KeyFieldSource, KeySpec } from '../key/key.types.js';
 import { KEY_SPEC_PROPERTIES, validateKeySpec } from '../key/key-spec.compiler.js';
-import { ReplayHeaderPolicy } from './replay-header-policy.js';
+import { ReplayHeaderPolicy } from '../http/replay-header-policy.js';
 import type {
   IdempotencyKeyMode,
   IdempotentRouteOptions,

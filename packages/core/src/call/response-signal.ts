@@ -1,5 +1,5 @@
 import type { StoredResponse } from '../record/stored-response.js';
-import type { HttpResponse } from './http-response.js';
+import type { HttpResponse } from '../http/http-response.js';
 
 /**
  * Carries a response out of a flight's work as a failure, so the engine treats it as one: a

@@ -6,8 +6,8 @@ import { HandlerDeadline } from '../flight/handler-deadline.js';
 import type { StoredResponse } from '../record/stored-response.js';
 import type { CallKeys } from './call-keys.js';
 import { handlerContext } from './handler-context.js';
-import { httpCallFailurePolicy, recordGuardFailurePolicy } from './http-failure.policy.js';
-import type { HttpResponse } from './http-response.js';
+import { httpCallFailurePolicy, recordGuardFailurePolicy } from './call-failure.policy.js';
+import type { HttpResponse } from '../http/http-response.js';
 import {
   IdempotencyConflictError,
   IdempotencyMismatchError,
@@ -23,7 +23,7 @@ import type {
 } from './protected-call.types.js';
 import { executeUnderRecord } from './record-execution.js';
 import { neverAborted } from './record-watchdog.js';
-import { isDeterministicClientError, isStorableStatus } from './response-storage-policy.js';
+import { isDeterministicClientError, isStorableStatus } from '../http/response-storage-policy.js';
 import { ResponseSignal } from './response-signal.js';
 
 export { REPLAYED_HEADER } from './kept-response.js';

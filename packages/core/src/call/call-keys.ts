@@ -1,18 +1,18 @@
 import { buildKey } from '../key/index.js';
 import { MissingKeyFieldError } from '../key/missing-key-field.error.js';
 import type { BusinessKey, KeyContext, KeySpec } from '../key/key.types.js';
-import { parseIdempotencyKeyHeader } from './idempotency-key-header.js';
+import { parseIdempotencyKeyHeader } from '../http/idempotency-key-header.js';
 import {
   IdempotencyKeyMalformedError,
   IdempotencyKeyMissingError,
-} from './idempotency-key.errors.js';
+} from '../http/idempotency-key.errors.js';
 import {
   CLIENT_IDEMPOTENCY_KEY,
   type CallKeyContext,
   type ProtectedRoute,
   type ResolvedIdempotentRoute,
 } from './protected-route.js';
-import { UnauthenticatedError } from './request-rejected.errors.js';
+import { UnauthenticatedError } from '../http/request-rejected.errors.js';
 
 /** The keys one request is protected by. */
 export interface CallKeys {

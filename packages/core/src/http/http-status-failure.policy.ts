@@ -1,5 +1,5 @@
-import type { FailurePolicy } from './flight.types.js';
-import { SharedFlightError } from './shared-flight.error.js';
+import type { FailurePolicy } from '../flight/flight.types.js';
+import { SharedFlightError } from '../flight/shared-flight.error.js';
 
 /** 4xx statuses that say "not now" rather than "never": a retry may succeed. */
 const RETRYABLE_CLIENT_STATUSES: ReadonlySet<number> = new Set([408, 409, 425, 429]);

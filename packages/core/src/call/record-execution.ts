@@ -6,11 +6,11 @@ import type {
 import { LeaseLostError } from '../errors/lease-lost.error.js';
 import type { StoredResponse } from '../record/stored-response.js';
 import { isTransactionalRecordStore } from '../record/transactional-idempotency-record-store.port.js';
-import type { HttpResponse } from './http-response.js';
+import type { HttpResponse } from '../http/http-response.js';
 import { keep, shareable } from './kept-response.js';
 import type { ResolvedIdempotentRoute } from './protected-route.js';
 import { RecordWatchdog } from './record-watchdog.js';
-import { isStorableStatus } from './response-storage-policy.js';
+import { isStorableStatus } from '../http/response-storage-policy.js';
 import { ResponseSignal } from './response-signal.js';
 import { TransactionalStoreRequiredError } from './route-setup.errors.js';
 

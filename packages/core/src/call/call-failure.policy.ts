@@ -1,5 +1,5 @@
 import type { FailurePolicy } from '../flight/flight.types.js';
-import { defaultFailurePolicy } from '../flight/http-status-failure.policy.js';
+import { defaultFailurePolicy } from '../http/http-status-failure.policy.js';
 import type { StoredResponse } from '../record/stored-response.js';
 import { ResponseSignal } from './response-signal.js';
 

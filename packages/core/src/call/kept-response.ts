@@ -1,6 +1,6 @@
 import type { StoredResponse } from '../record/stored-response.js';
-import { storedBodySize, type HttpResponse } from './http-response.js';
-import { PayloadTooLargeError } from './request-rejected.errors.js';
+import { storedBodySize, type HttpResponse } from '../http/http-response.js';
+import { PayloadTooLargeError } from '../http/request-rejected.errors.js';
 
 export const REPLAYED_HEADER = 'idempotent-replayed';
 

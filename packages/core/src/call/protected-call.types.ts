@@ -3,7 +3,7 @@ import type { Clock } from '../time/clock.js';
 import type { FlightResult, FlightRunOptions, FlightWork } from '../flight/flight.types.js';
 import type { IdempotencyRecordStore } from '../record/idempotency-record-store.port.js';
 import type { CallKeys } from './call-keys.js';
-import type { HttpResponse } from './http-response.js';
+import type { HttpResponse } from '../http/http-response.js';
 import type { ProtectedRoute } from './protected-route.js';
 
 /** What the executor needs of the SingleFlight engine (`SingleFlight` satisfies it). */

@@ -3,7 +3,7 @@ import type { Clock } from '../time/clock.js';
 import type { FlightCoordinator } from '../flight/flight-coordinator.port.js';
 import { SingleFlight } from '../flight/single-flight.js';
 import type { IdempotencyRecordStore } from '../record/idempotency-record-store.port.js';
-import type { ProtectedCallEngines } from './protected-call.types.js';
+import type { ProtectedCallEngines } from '../call/protected-call.types.js';
 
 export interface ProtectionEnginesOptions {
   readonly coordinator: FlightCoordinator;

@@ -1,15 +1,15 @@
 import { OncelyConfigurationError } from '../errors/oncely-configuration.error.js';
 import type { FlightCoordinator } from '../flight/flight-coordinator.port.js';
 import type { IdempotencyRecordStore } from '../record/idempotency-record-store.port.js';
-import { EncryptedFlightCoordinator } from './encrypted-flight.coordinator.js';
+import { EncryptedFlightCoordinator } from '../security/encrypted-flight.coordinator.js';
 import {
   EncryptedIdempotencyRecordStore,
   type EncryptedRecordStoreOptions,
-} from './encrypted-idempotency-record.store.js';
+} from '../security/encrypted-idempotency-record.store.js';
 import {
   QuotaLimitedIdempotencyRecordStore,
   type RecordQuotaOptions,
-} from './quota-limited-idempotency-record.store.js';
+} from '../security/quota-limited-idempotency-record.store.js';
 
 /** The security options every integration (Nest module, `createOncely()`) takes. */
 export interface SecurityOptions {
