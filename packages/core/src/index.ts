@@ -6,5 +6,6 @@ export * from './record/index.js';
 export * from './http/index.js';
 export * from './call/index.js';
 export * from './events/index.js';
+export * from './metrics/index.js';
 export * from './security/index.js';
 export * from './engine/index.js';

@@ -1,0 +1,1 @@
+export * from './prometheus-event.listener.js';

@@ -1,0 +1,69 @@
+import type { OncelyEvent, OncelyEventListener } from '../events/oncely-event.js';
+
+/** The parts of `prom-client` the exporter uses; pass the module itself (`import * as client`). */
+export interface PrometheusClient {
+  Counter: new (configuration: {
+    name: string;
+    help: string;
+    labelNames: readonly string[];
+    // prom-client wants its own Registry type here; any keeps it out of core's dependencies.
+    registers?: any[];
+  }) => { inc(labels: Record<string, string>, value?: number): void };
+  Histogram: new (configuration: {
+    name: string;
+    help: string;
+    labelNames: readonly string[];
+    buckets?: number[];
+    // prom-client wants its own Registry type here; any keeps it out of core's dependencies.
+    registers?: any[];
+  }) => { observe(labels: Record<string, string>, value: number): void };
+}
+
+export interface PrometheusListenerOptions {
+  /** Registries to register the metrics in; prom-client's global registry when omitted. */
+  readonly registers?: any[];
+  /** Metric name prefix; default `oncely_`. */
+  readonly prefix?: string;
+}
+
+/**
+ * An event listener exporting oncely's decisions to Prometheus: `oncely_decisions_total` by
+ * mechanism, operation and outcome, and `oncely_decision_duration_seconds`. Works with any
+ * adapter's `events` option (Nest or Express). The app passes its own `prom-client` module, so
+ * oncely never imports it and it stays the app's dependency.
+ *
+ * ```ts
+ * import * as promClient from 'prom-client';
+ * createOncely({ namespace: 'shop', events: createPrometheusListener(promClient) });
+ * ```
+ */
+export function createPrometheusListener(
+  client: PrometheusClient,
+  options: PrometheusListenerOptions = {},
+): OncelyEventListener {
+  const prefix = options.prefix ?? 'oncely_';
+  const registers = options.registers ? { registers: options.registers } : {};
+  const labelNames = ['mechanism', 'operation', 'outcome'] as const;
+  const decisions = new client.Counter({
+    name: `${prefix}decisions_total`,
+    help: 'Decisions taken by oncely (executed, joined, shared, cached, replayed, conflict, mismatch, lease_lost, coordinator_down, failed).',
+    labelNames,
+    ...registers,
+  });
+  const durations = new client.Histogram({
+    name: `${prefix}decision_duration_seconds`,
+    help: 'Time from the start of a protected call to its decision.',
+    labelNames,
+    buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30],
+    ...registers,
+  });
+  return (event: OncelyEvent) => {
+    const labels = {
+      mechanism: event.mechanism,
+      operation: event.operation ?? 'unknown',
+      outcome: event.outcome,
+    };
+    decisions.inc(labels);
+    if (event.durationMs !== undefined) durations.observe(labels, event.durationMs / 1000);
+  };
+}
