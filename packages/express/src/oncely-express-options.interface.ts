@@ -1,36 +1,12 @@
 import type {
-  FlightCoordinator,
-  IdempotencyRecordStore,
   IdempotentRouteOptions,
-  OncelyEventListener,
-  ProtectionDefaults,
-  SecurityOptions,
+  OncelyEngineOptions,
   SingleFlightRouteOptions,
 } from '@oncely/core';
 import type { Request } from 'express';
 
-export interface OncelyExpressOptions extends SecurityOptions {
-  /** Who owns the key space: one per service or domain. */
-  readonly namespace: string;
-  /**
-   * SingleFlight coordinator, e.g. `new RedisFlightCoordinator(redis)` from `@oncely/redis`.
-   * Default: the in-memory coordinator (one process only), closed by `close()`.
-   */
-  readonly coordinator?: FlightCoordinator;
-  /**
-   * Durable idempotency records, e.g. `new TypeOrmIdempotencyRecordStore(dataSource)` from
-   * `@oncely/typeorm` (supports `transactional`). Default: the in-memory store.
-   */
-  readonly store?: IdempotencyRecordStore;
-  /** Lets `NODE_ENV=production` start on the in-memory defaults; say so only for one-node apps. */
-  readonly allowInMemory?: boolean;
-  /**
-   * Defaults every route may override: TTLs, wait, fingerprint bits, header name, `maxDuration`
-   * (how long a handler may hold its key, default 300 000 ms), …
-   */
-  readonly defaults?: Partial<Omit<ProtectionDefaults, 'namespace'>>;
-  /** Receive every decision; a throwing listener is ignored. */
-  readonly events?: OncelyEventListener | readonly OncelyEventListener[];
+/** `createOncely()`'s options: the engine's (namespace, coordinator, store, …) and Express's own. */
+export interface OncelyExpressOptions extends Omit<OncelyEngineOptions, 'owner'> {
   /**
    * The principal keys read as `user.*`. Default: `req.user`, where authentication middleware
    * (passport and the like) leaves it; run that middleware before oncely's.

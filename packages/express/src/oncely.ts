@@ -1,18 +1,11 @@
 import {
-  InMemoryFlightCoordinator,
-  InMemoryIdempotencyRecordStore,
-  OperationRegistry,
-  ProtectedCallExecutor,
   RouteOptionsError,
-  TransactionalStoreRequiredError,
-  createProtectionEngines,
-  defineProtectedRoute,
-  eventListenersOf,
-  refuseInMemoryInProduction,
-  resolveProtectionDefaults,
-  isTransactionalRecordStore,
-  secureEngines,
+  createOncelyEngine,
+  requireFunction,
   type IdempotencyRecordStore,
+  type OncelyEngine,
+  type OperationRegistry,
+  type ProtectedRoute,
   type ProtectionDefaults,
 } from '@oncely/core';
 import type { Request, RequestHandler } from 'express';
@@ -22,59 +15,40 @@ import type {
   OncelyExpressOptions,
   SingleFlightMiddlewareOptions,
 } from './oncely-express-options.interface.js';
-import { checkCoordinator, checkResolveUser, checkStore } from './oncely-options.js';
 import { protectedRouteMiddleware } from './protected-route.middleware.js';
 
 const OWNER = 'createOncely()';
 
-interface Closable {
-  close(): Promise<void>;
-}
-
 /**
- * oncely for one Express app: the engines and defaults resolved once from `createOncely()`, and
- * the middleware factories. Every middleware is validated and registered when it is created, so
- * a bad option or two routes claiming one operation fail at start-up, naming the route.
+ * oncely for one Express app: core's engine, built once from `createOncely()`'s options, and the
+ * middleware factories. Every middleware is validated and registered when it is created, so a
+ * bad option or two routes claiming one operation fail at start-up, naming the route.
  */
 export class Oncely {
-  /** Every protected route's claim on its `namespace:operation:version`. */
-  readonly registry = new OperationRegistry();
-  readonly defaults: ProtectionDefaults;
-  readonly store: IdempotencyRecordStore;
-  readonly #executor: ProtectedCallExecutor;
+  readonly #engine: OncelyEngine;
   readonly #resolveUser: (req: Request) => unknown;
-  readonly #owned: Closable[] = [];
   #routes = 0;
 
   constructor(options: OncelyExpressOptions) {
-    this.defaults = resolveProtectionDefaults(OWNER, options);
-    refuseInMemoryInProduction(OWNER, options, {
-      coordinator: 'e.g. new RedisFlightCoordinator(redis) from @oncely/redis',
-      store: 'e.g. new TypeOrmIdempotencyRecordStore(dataSource) from @oncely/typeorm',
-    });
-    checkResolveUser(options.resolveUser);
-    const events = eventListenersOf(OWNER, options.events);
-    const given = checkCoordinator(options.coordinator);
-    const plainCoordinator = given ?? new InMemoryFlightCoordinator();
-    if (!given) this.#owned.push(plainCoordinator);
-    const { coordinator, store } = secureEngines(
-      OWNER,
-      {
-        coordinator: plainCoordinator,
-        store: checkStore(options.store) ?? new InMemoryIdempotencyRecordStore(),
-      },
-      options,
-    );
-    this.store = store;
+    // Checked first: a refused option must not leave an engine behind, open.
+    requireFunction(OWNER, 'resolveUser', options?.resolveUser, '(req) => principal');
+    this.#engine = createOncelyEngine({ ...options, owner: OWNER });
     this.#resolveUser = options.resolveUser ?? ((req) => (req as { user?: unknown }).user);
-    this.#executor = new ProtectedCallExecutor(
-      createProtectionEngines({
-        coordinator,
-        store: this.store,
-        events,
-        maxResponseBytes: this.defaults.maxResponseBytes,
-      }),
-    );
+  }
+
+  /** Every protected route's claim on its `namespace:operation:version`. */
+  get registry(): OperationRegistry {
+    return this.#engine.registry;
+  }
+
+  /** The route defaults, namespace included. */
+  get defaults(): ProtectionDefaults {
+    return this.#engine.defaults;
+  }
+
+  /** The record store as oncely uses it (with quota and encryption, if configured). */
+  get store(): IdempotencyRecordStore {
+    return this.#engine.store;
   }
 
   /**
@@ -83,11 +57,7 @@ export class Oncely {
    */
   idempotent(options: IdempotentMiddlewareOptions): RequestHandler {
     const { name, validate, ...route } = this.#middlewareOptions('idempotent', options);
-    const protectedRoute = defineProtectedRoute(name, { idempotent: route }, this.defaults);
-    if (protectedRoute.idempotent?.transactional && !isTransactionalRecordStore(this.store)) {
-      throw new TransactionalStoreRequiredError(name);
-    }
-    return this.#middleware(protectedRoute, validate);
+    return this.#middleware(this.#engine.defineRoute(name, { idempotent: route }), validate);
   }
 
   /**
@@ -97,23 +67,21 @@ export class Oncely {
    */
   singleFlight(options: SingleFlightMiddlewareOptions): RequestHandler {
     const { name, validate, ...route } = this.#middlewareOptions('singleFlight', options);
-    const protectedRoute = defineProtectedRoute(name, { singleFlight: route }, this.defaults);
-    return this.#middleware(protectedRoute, validate);
+    return this.#middleware(this.#engine.defineRoute(name, { singleFlight: route }), validate);
   }
 
-  /** Closes what `createOncely()` created (never a coordinator or store passed in). */
-  async close(): Promise<void> {
-    await Promise.allSettled(this.#owned.map((resource) => resource.close()));
+  /**
+   * Closes the coordinator and store: the in-memory defaults and the adapters passed in (which
+   * leave open the clients you gave them).
+   */
+  close(): Promise<void> {
+    return this.#engine.close();
   }
 
-  #middleware(
-    route: ReturnType<typeof defineProtectedRoute>,
-    validate: BodyValidator | undefined,
-  ): RequestHandler {
-    this.registry.register(route);
+  #middleware(route: ProtectedRoute, validate: BodyValidator | undefined): RequestHandler {
     return protectedRouteMiddleware({
       route,
-      executor: this.#executor,
+      executor: this.#engine.executor,
       resolveUser: this.#resolveUser,
       ...(validate && { validate }),
     });

@@ -1,0 +1,37 @@
+import type { OncelyEventListener } from '../events/oncely-event.js';
+import type { FlightCoordinator } from '../flight/flight-coordinator.port.js';
+import type { IdempotencyRecordStore } from '../record/idempotency-record-store.port.js';
+import type { ProtectionDefaults } from '../call/route-options.js';
+import type { SecurityOptions } from './secure-engines.js';
+
+/** What every integration (the Nest module, `createOncely()`) configures oncely's engines with. */
+export interface OncelyEngineOptions extends SecurityOptions {
+  /** Who owns the key space: one per service or domain, e.g. `"shop"`. */
+  readonly namespace: string;
+  /**
+   * The SingleFlight coordinator, e.g. `new RedisFlightCoordinator(redis)` from `@oncely/redis`.
+   * Handed over: the engine closes it on `close()` (which leaves a client you passed it open).
+   * Default: an in-memory coordinator for this process only.
+   */
+  readonly coordinator?: FlightCoordinator;
+  /**
+   * The durable idempotency records, e.g. `new TypeOrmIdempotencyRecordStore(dataSource)` from
+   * `@oncely/typeorm` (supports `transactional`) or `new RedisIdempotencyRecordStore(redis)`.
+   * Handed over like the coordinator. Default: an in-memory store for this process only.
+   */
+  readonly store?: IdempotencyRecordStore;
+  /** Lets `NODE_ENV=production` start on the in-memory defaults; say so only for one-node apps. */
+  readonly allowInMemory?: boolean;
+  /**
+   * Defaults every route may override: TTLs, wait, fingerprint bits, header name, `maxDuration`
+   * (how long a handler may hold its key, default 300 000 ms), …
+   */
+  readonly defaults?: Partial<Omit<ProtectionDefaults, 'namespace'>>;
+  /** Receive every decision; a throwing listener is ignored. */
+  readonly events?: OncelyEventListener | readonly OncelyEventListener[];
+  /**
+   * Names the entry point in error messages, e.g. `OncelyModule` or `createOncely()`.
+   * Default: `createOncelyEngine()`.
+   */
+  readonly owner?: string;
+}

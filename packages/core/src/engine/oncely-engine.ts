@@ -1,0 +1,136 @@
+import { ProtectedCallExecutor } from '../call/protected-call.executor.js';
+import { OperationRegistry } from '../call/operation-registry.js';
+import { defineProtectedRoute, type ProtectedRoute } from '../call/protected-route.js';
+import type {
+  IdempotentRouteOptions,
+  ProtectionDefaults,
+  SingleFlightRouteOptions,
+} from '../call/route-options.js';
+import { TransactionalStoreRequiredError } from '../call/route-setup.errors.js';
+import type { FlightCoordinator } from '../flight/flight-coordinator.port.js';
+import { InMemoryFlightCoordinator } from '../flight/in-memory-flight-coordinator.js';
+import type { IdempotencyRecordStore } from '../record/idempotency-record-store.port.js';
+import { InMemoryIdempotencyRecordStore } from '../record/in-memory-idempotency-record.store.js';
+import { isTransactionalRecordStore } from '../record/transactional-idempotency-record-store.port.js';
+import type { OncelyEngineOptions } from './oncely-engine.options.js';
+import { coordinatorOption, storeOption } from './option-checks.js';
+import { createProtectionEngines } from './protection-engines.js';
+import {
+  eventListenersOf,
+  refuseInMemoryInProduction,
+  resolveProtectionDefaults,
+} from './protection-setup.js';
+import { secureEngines } from './secure-engines.js';
+
+/** The mechanisms one route declares (a decorator's or a middleware's options). */
+export interface ProtectedRouteDeclaration {
+  readonly idempotent?: IdempotentRouteOptions;
+  readonly singleFlight?: SingleFlightRouteOptions;
+}
+
+/**
+ * oncely's engines for one app, built once at start-up from validated options: what a framework
+ * integration runs its protected routes on. It owns the coordinator and store (the in-memory
+ * defaults it created and the adapters handed to it) and closes them in `close()`.
+ */
+export interface OncelyEngine {
+  /** The entry point named in error messages. */
+  readonly owner: string;
+  /** The route defaults, namespace included. */
+  readonly defaults: ProtectionDefaults;
+  /** Runs protected calls on the coordinator and store below. */
+  readonly executor: ProtectedCallExecutor;
+  /** Every defined route's claim on its `namespace:operation:version`. */
+  readonly registry: OperationRegistry;
+  /** The coordinator as the executor uses it (with encryption, if configured). */
+  readonly coordinator: FlightCoordinator;
+  /** The store as the executor uses it (with quota and encryption, if configured). */
+  readonly store: IdempotencyRecordStore;
+  /** Whether `transactional: true` routes can run on the store. */
+  readonly supportsTransactions: boolean;
+  /**
+   * Resolves a route's options against the defaults and registers its claims, so a bad option,
+   * a `transactional` route on a store without transactions, or two routes claiming one
+   * operation fail at start-up, naming the route.
+   */
+  defineRoute(name: string, declared: ProtectedRouteDeclaration): ProtectedRoute;
+  /** Closes the coordinator and store (each closes only the clients it created). Idempotent. */
+  close(): Promise<void>;
+}
+
+interface Closable {
+  close(): Promise<void>;
+}
+
+/**
+ * Validates the options, builds the coordinator and store (in-memory when left out, refused in
+ * production unless `allowInMemory`), applies the security options and builds the executor.
+ * Throws `OncelyConfigurationError` naming the first bad option.
+ */
+export function createOncelyEngine(options: OncelyEngineOptions): OncelyEngine {
+  const owner = typeof options?.owner === 'string' ? options.owner : 'createOncelyEngine()';
+  const defaults = resolveProtectionDefaults(owner, options);
+  const given = {
+    coordinator: coordinatorOption(owner, options.coordinator),
+    store: storeOption(owner, options.store),
+  };
+  refuseInMemoryInProduction(owner, options, {
+    coordinator: 'e.g. new RedisFlightCoordinator(redis) from @oncely/redis',
+    store: 'e.g. new TypeOrmIdempotencyRecordStore(dataSource) from @oncely/typeorm',
+  });
+  const events = eventListenersOf(owner, options.events);
+  const plain = {
+    coordinator: given.coordinator ?? new InMemoryFlightCoordinator(),
+    store: given.store ?? new InMemoryIdempotencyRecordStore(),
+  };
+  const { coordinator, store } = secureEngines(owner, plain, options);
+  const executor = new ProtectedCallExecutor(
+    createProtectionEngines({
+      coordinator,
+      store,
+      events,
+      maxResponseBytes: defaults.maxResponseBytes,
+    }),
+  );
+  return new Engine(owner, defaults, executor, coordinator, store, closablesOf(plain));
+}
+
+/** One object may serve as both coordinator and store: it is closed once. */
+function closablesOf(engines: { coordinator: object; store: object }): Closable[] {
+  return [...new Set([engines.coordinator, engines.store])].filter(
+    (resource): resource is Closable => typeof (resource as Partial<Closable>).close === 'function',
+  );
+}
+
+class Engine implements OncelyEngine {
+  readonly registry = new OperationRegistry();
+  readonly supportsTransactions: boolean;
+  #closing: Promise<void> | undefined;
+
+  constructor(
+    readonly owner: string,
+    readonly defaults: ProtectionDefaults,
+    readonly executor: ProtectedCallExecutor,
+    readonly coordinator: FlightCoordinator,
+    readonly store: IdempotencyRecordStore,
+    private readonly owned: readonly Closable[],
+  ) {
+    this.supportsTransactions = isTransactionalRecordStore(store);
+  }
+
+  defineRoute(name: string, declared: ProtectedRouteDeclaration): ProtectedRoute {
+    const route = defineProtectedRoute(name, declared, this.defaults);
+    if (route.idempotent?.transactional && !this.supportsTransactions) {
+      throw new TransactionalStoreRequiredError(name);
+    }
+    this.registry.register(route);
+    return route;
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= Promise.allSettled(this.owned.map((resource) => resource.close())).then(
+      () => undefined,
+    );
+    return this.#closing;
+  }
+}

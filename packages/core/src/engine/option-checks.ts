@@ -1,0 +1,45 @@
+import { OncelyConfigurationError } from '../errors/oncely-configuration.error.js';
+import { describeOptionValue } from '../errors/describe-option-value.js';
+import type { FlightCoordinator } from '../flight/flight-coordinator.port.js';
+import type { IdempotencyRecordStore } from '../record/idempotency-record-store.port.js';
+
+/**
+ * Checks of single options, shared by the engine and the frameworks' own options (Nest's
+ * `keyContext`, Express's `resolveUser`), so every entry point words its refusals alike. `owner`
+ * names the entry point, e.g. `OncelyModule` or `createOncely()`.
+ */
+
+/** Refuses `value` unless it is a function (or left out); `shape` shows the expected signature. */
+export function requireFunction(owner: string, name: string, value: unknown, shape: string): void {
+  if (value !== undefined && typeof value !== 'function') {
+    throw new OncelyConfigurationError(
+      `${owner} option "${name}" must be a function ${shape}, got ${describeOptionValue(value)}.`,
+    );
+  }
+}
+
+/** The `coordinator` option: an instance, or `undefined` for the in-memory default. */
+export function coordinatorOption(owner: string, value: unknown): FlightCoordinator | undefined {
+  if (value === undefined || hasMethods(value, 'acquire', 'waitForNotice', 'close')) {
+    return value as FlightCoordinator | undefined;
+  }
+  throw new OncelyConfigurationError(
+    `${owner} option "coordinator" must be a FlightCoordinator instance, e.g. new RedisFlightCoordinator(redis) from @oncely/redis, or left out for the in-memory one. A Redis client or { redis } is not one: wrap it in new RedisFlightCoordinator(...).`,
+  );
+}
+
+/** The `store` option: an instance, or `undefined` for the in-memory default. */
+export function storeOption(owner: string, value: unknown): IdempotencyRecordStore | undefined {
+  if (value === undefined || hasMethods(value, 'begin', 'complete', 'release', 'renew')) {
+    return value as IdempotencyRecordStore | undefined;
+  }
+  throw new OncelyConfigurationError(
+    `${owner} option "store" must be an IdempotencyRecordStore instance, e.g. new TypeOrmIdempotencyRecordStore(dataSource) from @oncely/typeorm or new RedisIdempotencyRecordStore(redis) from @oncely/redis, or left out for the in-memory one. A DataSource or a Redis client is not one: wrap it.`,
+  );
+}
+
+function hasMethods(value: unknown, ...names: string[]): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const candidate = value as Record<string, unknown>;
+  return names.every((name) => typeof candidate[name] === 'function');
+}
