@@ -18,7 +18,7 @@ export interface ConformanceEngines {
   readonly store: IdempotencyRecordStore;
   /** The raw stored rows and keys of the namespace, or `undefined` without an outside store. */
   rawStoredText(namespace: string): Promise<string | undefined>;
-  /** Frees what these engines alone hold. */
+  /** Frees what these engines alone hold (oncely closes them too; closing twice is harmless). */
   release(): Promise<void>;
 }
 
@@ -49,8 +49,9 @@ export function inMemoryConformanceBackend(): ConformanceBackend {
 }
 
 /**
- * Real Redis (coordinator, key prefix of this run) and PostgreSQL (records in a schema of this
- * run, dropped at the end), shared by the runner's apps like nodes of one deployment. The raw
+ * Real Redis (key prefix of this run) and PostgreSQL (records in a schema of this run, dropped at
+ * the end), shared by the runner's apps like nodes of one deployment: each app has its own
+ * coordinator, which its oncely closes, on the same Redis keys. The raw
  * stored text is read from the rows and keys themselves, not from what oncely meant to write.
  */
 export function redisPostgresConformanceBackend(): ConformanceBackend {
@@ -73,11 +74,7 @@ function redisPostgresBackend(
 ): ConformanceBackend {
   const schema = `oncely_conformance_${randomBytes(5).toString('hex')}`;
   const keyPrefix = `oncely-conformance:${randomBytes(4).toString('hex')}:`;
-  let shared: Promise<{
-    dataSource: DataSource;
-    redis: Redis;
-    coordinator: RedisFlightCoordinator;
-  }>;
+  let shared: Promise<{ dataSource: DataSource; redis: Redis }>;
 
   const open = async () => {
     await requireService('redis');
@@ -91,9 +88,7 @@ function redisPostgresBackend(
       withIdempotencyRecords({ ...base, schema, poolSize: 20 }),
     ).initialize();
     await dataSource.runMigrations();
-    const redis = new Redis(services.redis);
-    const coordinator = new RedisFlightCoordinator({ ...services.redis }, { keyPrefix });
-    return { dataSource, redis, coordinator };
+    return { dataSource, redis: new Redis(services.redis) };
   };
 
   const scan = async (redis: Redis, pattern: string) => {
@@ -132,18 +127,18 @@ function redisPostgresBackend(
     ...(encryption && { encryption }),
     engines: async () => {
       shared ??= open();
-      const { dataSource, coordinator } = await shared;
+      const { dataSource } = await shared;
+      const coordinator = new RedisFlightCoordinator({ ...services.redis }, { keyPrefix });
       return {
         coordinator,
         store: new TypeOrmIdempotencyRecordStore(dataSource),
         rawStoredText: rawText,
-        release: async () => undefined,
+        release: () => coordinator.close(),
       };
     },
     stop: async () => {
       if (shared === undefined) return;
-      const { dataSource, redis, coordinator } = await shared;
-      await coordinator.close();
+      const { dataSource, redis } = await shared;
       const keys = await scan(redis, `${keyPrefix}*`);
       if (keys.length > 0) await redis.del(...keys);
       redis.disconnect();
