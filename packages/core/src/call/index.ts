@@ -8,3 +8,5 @@ export * from './response-signal.js';
 export * from './call-failure.policy.js';
 export * from './protected-call.executor.js';
 export * from './handler-context.js';
+export * from './value-call.js';
+export * from './stored-body.js';

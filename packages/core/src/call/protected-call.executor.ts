@@ -25,6 +25,9 @@ import { executeUnderRecord } from './record-execution.js';
 import { neverAborted } from './record-watchdog.js';
 import { isDeterministicClientError, isStorableStatus } from '../http/response-storage-policy.js';
 import { ResponseSignal } from './response-signal.js';
+import { storedBodyValue } from '../http/http-response.js';
+import { storedBodyOf } from './stored-body.js';
+import { VALUE_CALL_STATUS, type ValueCall, type ValueCallResult } from './value-call.js';
 
 export { REPLAYED_HEADER } from './kept-response.js';
 export type {
@@ -68,6 +71,24 @@ export class ProtectedCallExecutor {
     return this.#needsGuard(idempotent)
       ? this.#guarded(call, idempotent, identity)
       : this.#recorded(call, idempotent, identity);
+  }
+
+  /**
+   * Runs a call whose handler returns a value (a message handler, a resolver, a provider method)
+   * under the same protection, and hands back the value, or the kept one for a replay.
+   */
+  async executeValue(call: ValueCall): Promise<ValueCallResult> {
+    const { route, keys, run } = call;
+    const { response, replayed } = await this.execute({
+      route,
+      keys,
+      handler: async (context) => ({
+        status: VALUE_CALL_STATUS,
+        headers: {},
+        body: storedBodyOf(await run(context), route.name),
+      }),
+    });
+    return { value: storedBodyValue(response.body), replayed };
   }
 
   /**

@@ -1,0 +1,230 @@
+import { Readable } from 'node:stream';
+import {
+  DEFAULT_PROTECTION,
+  IdempotencyConflictError,
+  IdempotencyMismatchError,
+  InMemoryFlightCoordinator,
+  InMemoryIdempotencyRecordStore,
+  ProtectedCallExecutor,
+  UnsupportedResponseError,
+  createProtectionEngines,
+  defineProtectedRoute,
+  resolveCallKeys,
+  storedBodyOf,
+  type OncelyEvent,
+  type ProtectedRoute,
+} from '@oncely/core';
+
+const defaults = { ...DEFAULT_PROTECTION, namespace: 'value' };
+
+/** The in-memory store posing as a SQL one, so the executor puts the guard flight in front. */
+class GuardedRecordStore extends InMemoryIdempotencyRecordStore {
+  override readonly answersAtCacheSpeed = false;
+}
+
+function nodeOn(store: InMemoryIdempotencyRecordStore) {
+  const events: OncelyEvent[] = [];
+  const executor = new ProtectedCallExecutor(
+    createProtectionEngines({
+      coordinator: new InMemoryFlightCoordinator({ sweepInterval: 0 }),
+      store,
+      events: [(e) => events.push(e)],
+    }),
+  );
+  return { executor, events };
+}
+
+const idempotentRoute = (onBusy: 'reject' | 'wait' = 'reject'): ProtectedRoute =>
+  defineProtectedRoute(
+    'Payments.capture',
+    {
+      idempotent: {
+        operation: 'capture',
+        target: 'args.0.messageId',
+        input: ['args.0.amount'],
+        idempotencyKey: 'ignored',
+        onBusy,
+      },
+    },
+    defaults,
+  );
+
+const flightRoute = (): ProtectedRoute =>
+  defineProtectedRoute(
+    'Rates.quote',
+    { singleFlight: { operation: 'quote', target: 'args.0.currency', input: [] } },
+    defaults,
+  );
+
+const message = (messageId: string, amount = 100) => ({
+  args: [{ messageId, amount, currency: 'EUR' }],
+});
+
+describe('storedBodyOf', () => {
+  it('keeps nothing for undefined and null, bytes for a Uint8Array, JSON for the rest', () => {
+    const bytes = new Uint8Array([1, 2, 3]);
+    expect(storedBodyOf(undefined, 'R')).toEqual({ kind: 'empty' });
+    expect(storedBodyOf(null, 'R')).toEqual({ kind: 'empty' });
+    expect(storedBodyOf(bytes, 'R')).toEqual({ kind: 'bytes', value: bytes });
+    expect(storedBodyOf('ok', 'R')).toEqual({ kind: 'json', value: 'ok' });
+    expect(storedBodyOf(0, 'R')).toEqual({ kind: 'json', value: 0 });
+    expect(storedBodyOf(false, 'R')).toEqual({ kind: 'json', value: false });
+    expect(storedBodyOf([1], 'R')).toEqual({ kind: 'json', value: [1] });
+    const dated = new Date(0);
+    expect(storedBodyOf(dated, 'R')).toEqual({ kind: 'json', value: dated });
+  });
+
+  it.each([
+    ['a Readable stream', Readable.from(['x'])],
+    ['a ReadableStream', new ReadableStream()],
+    ['a web Response', new Response('x')],
+    ['a function', () => 1],
+    ['a symbol', Symbol('s')],
+    ['a bigint', 1n],
+  ])('refuses %s, naming the route', (kind, value) => {
+    expect(() => storedBodyOf(value, 'Files.read')).toThrow(
+      new UnsupportedResponseError('Files.read', kind),
+    );
+  });
+});
+
+describe.each([
+  ['behind the guard flight', GuardedRecordStore],
+  ['on a store that answers at cache speed, alone', InMemoryIdempotencyRecordStore],
+])('ProtectedCallExecutor.executeValue: idempotent routes, %s', (_, Store) => {
+  it('runs once, then replays the kept value', async () => {
+    const { executor, events } = nodeOn(new Store());
+    const route = idempotentRoute();
+    let runs = 0;
+    const call = () =>
+      executor.executeValue({
+        route,
+        keys: resolveCallKeys(route, message('m-1')),
+        run: async () => ({ captured: ++runs }),
+      });
+    expect(await call()).toEqual({ value: { captured: 1 }, replayed: false });
+    expect(await call()).toEqual({ value: { captured: 1 }, replayed: true });
+    expect(runs).toBe(1);
+    expect(events.map((e) => `${e.mechanism}:${e.outcome}`)).toEqual([
+      'idempotency:executed',
+      'idempotency:replayed',
+    ]);
+  });
+
+  it('replays bytes as a Buffer and nothing as undefined', async () => {
+    const { executor } = nodeOn(new Store());
+    const route = idempotentRoute();
+    const call = (id: string, value: unknown) =>
+      executor.executeValue({
+        route,
+        keys: resolveCallKeys(route, message(id)),
+        run: async () => value,
+      });
+    await call('bytes', new Uint8Array([7, 8]));
+    await call('nothing', null);
+    const bytes = await call('bytes', 'not run');
+    const nothing = await call('nothing', 'not run');
+    expect(bytes.replayed).toBe(true);
+    expect(Buffer.isBuffer(bytes.value)).toBe(true);
+    expect([...(bytes.value as Buffer)]).toEqual([7, 8]);
+    expect(nothing).toEqual({ value: undefined, replayed: true });
+  });
+
+  it('keeps nothing when the handler throws: the redelivery runs again', async () => {
+    const { executor } = nodeOn(new Store());
+    const route = idempotentRoute();
+    let runs = 0;
+    const call = () =>
+      executor.executeValue({
+        route,
+        keys: resolveCallKeys(route, message('m-2')),
+        run: async () => {
+          runs += 1;
+          if (runs === 1) throw new Error('broker down');
+          return 'captured';
+        },
+      });
+    await expect(call()).rejects.toThrow('broker down');
+    expect(await call()).toEqual({ value: 'captured', replayed: false });
+    expect(runs).toBe(2);
+  });
+
+  it('refuses a value it cannot keep and keeps nothing', async () => {
+    const { executor } = nodeOn(new Store());
+    const route = idempotentRoute();
+    const call = (value: unknown) =>
+      executor.executeValue({
+        route,
+        keys: resolveCallKeys(route, message('m-3')),
+        run: async () => value,
+      });
+    await expect(call(Readable.from(['x']))).rejects.toThrow(UnsupportedResponseError);
+    expect(await call('kept')).toEqual({ value: 'kept', replayed: false });
+  });
+
+  it('refuses the same identity with another payload, and a duplicate in flight', async () => {
+    const { executor } = nodeOn(new Store());
+    const route = idempotentRoute();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const first = executor.executeValue({
+      route,
+      keys: resolveCallKeys(route, message('m-4')),
+      run: async () => {
+        started();
+        await held;
+        return 1;
+      },
+    });
+    await running;
+    await expect(
+      executor.executeValue({
+        route,
+        keys: resolveCallKeys(route, message('m-4')),
+        run: async () => 2,
+      }),
+    ).rejects.toThrow(IdempotencyConflictError);
+    release();
+    expect(await first).toEqual({ value: 1, replayed: false });
+    await expect(
+      executor.executeValue({
+        route,
+        keys: resolveCallKeys(route, message('m-4', 999)),
+        run: async () => 3,
+      }),
+    ).rejects.toThrow(IdempotencyMismatchError);
+  });
+});
+
+describe('ProtectedCallExecutor.executeValue: SingleFlight routes', () => {
+  it('runs concurrent calls once and hands every caller the value', async () => {
+    const { executor } = nodeOn(new InMemoryIdempotencyRecordStore());
+    const route = flightRoute();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    let runs = 0;
+    const calls = Array.from({ length: 5 }, () =>
+      executor.executeValue({
+        route,
+        keys: resolveCallKeys(route, message('ignored')),
+        run: async (context) => {
+          runs += 1;
+          expect(context.signal.aborted).toBe(false);
+          started();
+          await held;
+          return { rate: 1.08 };
+        },
+      }),
+    );
+    await running;
+    release();
+    const results = await Promise.all(calls);
+    expect(runs).toBe(1);
+    expect(results.map((r) => r.value)).toEqual(Array(5).fill({ rate: 1.08 }));
+    expect(results.filter((r) => !r.replayed)).toHaveLength(1);
+  });
+});
