@@ -5,7 +5,12 @@
  */
 import { Cluster, Redis } from 'ioredis';
 import type { ClusterOptions, RedisOptions } from 'ioredis';
-import type { RedisClusterConnection, RedisConnection } from './redis-connection.js';
+import { InvalidRedisOptionError } from './invalid-redis-option.error.js';
+import type {
+  CreatedRedisConnection,
+  RedisClusterConnection,
+  RedisConnection,
+} from './redis-connection.js';
 
 /**
  * Settings of clients the coordinator creates. No offline queue and no retry of a command
@@ -54,25 +59,43 @@ export function coordinatorClient(connection: RedisConnection): CoordinatorClien
       backend: describe(connection),
     };
   }
-  const client = createClient(
-    isClusterConnection(connection)
-      ? { ...connection, clusterOptions: failFastCluster(connection.clusterOptions) }
-      : { ...failFast, ...connection },
-  );
+  const client =
+    typeof connection === 'string'
+      ? createClient(connection, failFast)
+      : createClient(
+          isClusterConnection(connection)
+            ? { ...connection, clusterOptions: failFastCluster(connection.clusterOptions) }
+            : { ...failFast, ...connection },
+        );
   return { client, owned: true, identity: identityOf(connection), backend: describe(client) };
 }
 
 /**
- * A client created from options, for the coordinator or a record store to close later.
- * Connection errors reach callers as rejected calls; without a listener ioredis would also print
- * every failed reconnection attempt.
+ * A client created from a URL or options, for the coordinator or a record store to close later
+ * (`settings` apply on top of a URL's). Connection errors reach callers as rejected calls;
+ * without a listener ioredis would also print every failed reconnection attempt.
  */
-export function createClient(connection: RedisOptions | RedisClusterConnection): Redis | Cluster {
-  const client = isClusterConnection(connection)
-    ? new Cluster(connection.clusterNodes, connection.clusterOptions)
-    : new Redis(connection);
+export function createClient(
+  connection: CreatedRedisConnection,
+  settings: RedisOptions = {},
+): Redis | Cluster {
+  const client =
+    typeof connection === 'string'
+      ? new Redis(redisUrl(connection), settings)
+      : isClusterConnection(connection)
+        ? new Cluster(connection.clusterNodes, connection.clusterOptions)
+        : new Redis(connection);
   client.on('error', () => undefined);
   return client;
+}
+
+/** Only URLs: ioredis would read any other string as a socket path, and fail much later. */
+function redisUrl(url: string): string {
+  if (/^rediss?:\/\//i.test(url)) return url;
+  throw new InvalidRedisOptionError(
+    'connection',
+    `expected a redis:// or rediss:// URL, an ioredis client or RedisOptions, got a string starting ${JSON.stringify(url.slice(0, 10))}.`,
+  );
 }
 
 /** A new connection with the same target and options, set up for SUBSCRIBE. */
@@ -108,7 +131,8 @@ function failFastCluster(options: ClusterOptions = {}): ClusterOptions {
   };
 }
 
-function identityOf(options: RedisOptions | RedisClusterConnection): string {
+function identityOf(options: CreatedRedisConnection): string {
+  if (typeof options === 'string') return `url ${options}`;
   return JSON.stringify(options, (_key, value: unknown) =>
     value && typeof value === 'object' && !Array.isArray(value)
       ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => a.localeCompare(b)))

@@ -10,6 +10,10 @@ export interface RedisClusterConnection {
 
 /**
  * What a coordinator or record store talks to: a client the caller owns (never closed by the
- * adapter), or options for a client the adapter creates and closes in `close()`.
+ * adapter), or a `redis://` / `rediss://` URL or options for a client the adapter creates and
+ * closes in `close()`.
  */
-export type RedisConnection = Redis | Cluster | RedisOptions | RedisClusterConnection;
+export type RedisConnection = Redis | Cluster | string | RedisOptions | RedisClusterConnection;
+
+/** What the adapter creates a client from, and therefore closes. */
+export type CreatedRedisConnection = Exclude<RedisConnection, Redis | Cluster>;

@@ -43,9 +43,9 @@ export class RedisIdempotencyRecordStore implements IdempotencyRecordStore {
 
   /**
    * @param connection the same shapes `RedisFlightCoordinator` takes: an ioredis `Redis` or
-   *   `Cluster` (stays yours: `close` leaves it open, and one client may serve both), or options
-   *   for a client (`RedisOptions`) or cluster (`{ clusterNodes, clusterOptions }`) the store
-   *   creates and `close` quits.
+   *   `Cluster` (stays yours: `close` leaves it open, and one client may serve both), or a
+   *   `redis://` URL or options for a client (`RedisOptions`) or cluster
+   *   (`{ clusterNodes, clusterOptions }`) the store creates and `close` quits.
    */
   constructor(connection: RedisConnection, options: RedisIdempotencyRecordStoreOptions = {}) {
     this.recordKeyOf = recordKeys(options.keyPrefix);

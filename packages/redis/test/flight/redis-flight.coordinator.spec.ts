@@ -183,6 +183,29 @@ describe('RedisFlightCoordinator', () => {
       await given.quit();
     });
 
+    it('creates its client from a redis:// URL and closes it and the subscriber', async () => {
+      const name = `oncely-url-${randomUUID().slice(0, 8)}`;
+      const connections = async () =>
+        ((await redis.client('LIST')) as string)
+          .split('\n')
+          .filter((line) => line.includes(` name=${name} `)).length;
+      const { host, port } = services.redis;
+      const owning = new RedisFlightCoordinator(
+        `redis://${host}:${port}/0?connectionName=${name}`,
+        { keyPrefix: prefix, commandTimeout: 10_000 },
+      );
+      await owning.connect();
+      // The command client and its duplicate for notices.
+      expect(await connections()).toBe(2);
+
+      await owning.close();
+      await eventually(async () => (await connections()) === 0, 'both connections to close');
+    });
+
+    it('refuses a string that is not a redis:// or rediss:// URL', () => {
+      expect(() => new RedisFlightCoordinator('127.0.0.1:6379')).toThrow(InvalidRedisOptionError);
+    });
+
     it('opens one subscriber connection per client, whatever the number of coordinators', async () => {
       const name = `oncely-sub-${randomUUID().slice(0, 8)}`;
       const shared = new Redis({ ...services.redis, connectionName: name });

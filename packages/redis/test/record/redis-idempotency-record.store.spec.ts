@@ -9,7 +9,14 @@ import {
 } from '@oncely/core';
 import { InvalidRedisOptionError, RedisIdempotencyRecordStore } from '@oncely/redis';
 import { requireService, services } from '@oncely/testing-kit';
-import { connect, deleteKeys, scanKeys, sleep, uniquePrefix } from '../support/redis-test-keys.js';
+import {
+  connect,
+  deleteKeys,
+  eventually,
+  scanKeys,
+  sleep,
+  uniquePrefix,
+} from '../support/redis-test-keys.js';
 
 const longLease = { leaseTtlMs: 30_000, retentionMs: 60_000 };
 const created: StoredResponse = {
@@ -357,6 +364,30 @@ describe('RedisIdempotencyRecordStore', () => {
     await borrowed.close();
     expect(await client.ping()).toBe('PONG');
     await client.quit();
+  });
+
+  it('creates its client from a redis:// URL and quits it on close', async () => {
+    const name = `oncely-store-url-${randomBytes(4).toString('hex')}`;
+    const connections = async () =>
+      ((await redis.client('LIST')) as string)
+        .split('\n')
+        .filter((line) => line.includes(` name=${name} `)).length;
+    const { host, port } = services.redis;
+    const own = new RedisIdempotencyRecordStore(
+      `redis://${host}:${port}/0?connectionName=${name}`,
+      { keyPrefix: prefix },
+    );
+    acquired(await own.begin(nextIdentity(), 'digest-a', longLease));
+    expect(await connections()).toBe(1);
+
+    await own.close();
+    await eventually(async () => (await connections()) === 0, 'the URL client to quit');
+  });
+
+  it('refuses a string that is not a redis:// or rediss:// URL', () => {
+    expect(() => new RedisIdempotencyRecordStore('localhost:6379')).toThrow(
+      /"connection": expected a redis:\/\/ or rediss:\/\/ URL/,
+    );
   });
 
   it('rejects durations that are not positive and key prefixes with braces', async () => {
