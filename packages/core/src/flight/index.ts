@@ -10,4 +10,3 @@ export * from './result-too-large.error.js';
 export * from './result-not-serializable.error.js';
 export * from './invalid-flight-option.error.js';
 export * from './max-duration-exceeded.error.js';
-export * from './handler-deadline.js';

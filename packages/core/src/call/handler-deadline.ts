@@ -1,4 +1,4 @@
-import { MaxDurationExceededError } from './max-duration-exceeded.error.js';
+import { MaxDurationExceededError } from '../flight/max-duration-exceeded.error.js';
 
 /**
  * The `maxDuration` of one run of a handler: at expiry its signal aborts and `bound` stops
