@@ -1,21 +1,25 @@
+// The module and its options.
+export { OncelyModule } from './oncely.module.js';
+export { ONCELY_MODULE_OPTIONS } from './oncely.module-definition.js';
+export type {
+  OncelyModuleOptions,
+  OncelyValidationOptions,
+} from './oncely-module-options.interface.js';
+
+// Decorators.
+export { IdempotentKey } from './decorators/idempotent-key.decorator.js';
+export { SingleFlight } from './decorators/single-flight.decorator.js';
+export { IdempotencyManager } from './decorators/idempotency-manager.decorator.js';
 export { KeyIgnore } from '@oncely/core';
-export * from './oncely.constants.js';
-export * from './oncely-module-options.interface.js';
-export * from './oncely.module-definition.js';
-export * from './oncely.module.js';
-export * from './oncely.runtime.js';
-export * from './oncely.interceptor.js';
-export * from './oncely-route.registry.js';
-export * from './oncely-exception.filter.js';
-export * from './oncely-response.exception.js';
-export { OncelyConfigurationError } from '@oncely/core';
-export * from './idempotent-key.decorator.js';
-export * from './single-flight.decorator.js';
-export * from './idempotency-manager.decorator.js';
-export * from './body-validation.js';
-export * from './prometheus-event.listener.js';
-export * from './oncely-handler.explorer.js';
-export * from './oncely-method.wrapper.js';
-export * from './oncely-call.error.js';
-export { rpcKeyContext, toRpcError } from './oncely-rpc.context.js';
-export { graphqlKeyContext, toGraphQLError } from './oncely-graphql.context.js';
+
+// HTTP responses oncely writes, for apps with their own catch-all exception filter.
+export { OncelyExceptionFilter } from './http/oncely-exception.filter.js';
+export { OncelyResponseException } from './http/oncely-response.exception.js';
+
+// Errors as message and GraphQL clients see them.
+export {
+  OncelyCallErrorCode,
+  callErrorPayloadOf,
+  type OncelyCallErrorPayload,
+} from './call/call-error.js';
+export { OncelyGraphQLError } from './graphql/oncely-graphql.error.js';

@@ -1,11 +1,11 @@
-/** Metadata key of `@IdempotentKey()` options on a route handler. */
+/** Metadata key of `@IdempotentKey()` options on a handler. */
 export const IDEMPOTENT_KEY_METADATA = 'oncely:idempotent-key';
 
-/** Metadata key of `@SingleFlight()` options on a route handler. */
+/** Metadata key of `@SingleFlight()` options on a handler. */
 export const SINGLE_FLIGHT_METADATA = 'oncely:single-flight';
 
 /** Where the interceptor leaves the transaction of a `transactional` route on the request. */
 export const ONCELY_TRANSACTION = Symbol.for('@oncely/nestjs:transaction');
 
-/** The resolved runtime (engines, defaults, validation options) of the module. */
+/** The module's `OncelyRuntime` (engine and Nest-only options), for its own providers. */
 export const ONCELY_RUNTIME = Symbol('OncelyRuntime');

@@ -1,6 +1,11 @@
 import { ConfigurableModuleBuilder } from '@nestjs/common';
 import type { OncelyModuleOptions } from './oncely-module-options.interface.js';
 
+/**
+ * Nest's configurable-module plumbing for `OncelyModule`: `forRoot`/`forRootAsync`, the
+ * `isGlobal` extra, and `ONCELY_MODULE_OPTIONS`, the token the resolved options are provided
+ * under (override it in tests to swap engines without touching the app module).
+ */
 export const {
   ConfigurableModuleClass: ConfigurableOncelyModule,
   MODULE_OPTIONS_TOKEN: ONCELY_MODULE_OPTIONS,

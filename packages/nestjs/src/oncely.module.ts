@@ -1,19 +1,20 @@
 import { Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_FILTER, APP_INTERCEPTOR, DiscoveryModule, ModuleRef } from '@nestjs/core';
-import { appValidationOptions } from './app-validation-pipe.js';
+import { ProtectedHandlerDiscovery } from './discovery/protected-handler.discovery.js';
+import { appValidationOptions } from './http/app-validation-options.js';
+import { OncelyExceptionFilter } from './http/oncely-exception.filter.js';
 import { ONCELY_RUNTIME } from './oncely.constants.js';
 import { OncelyInterceptor } from './oncely.interceptor.js';
 import { ConfigurableOncelyModule, ONCELY_MODULE_OPTIONS } from './oncely.module-definition.js';
 import { OncelyRuntime } from './oncely.runtime.js';
 import type { OncelyModuleOptions } from './oncely-module-options.interface.js';
-import { OncelyExceptionFilter } from './oncely-exception.filter.js';
-import { OncelyRouteRegistry } from './oncely-route.registry.js';
-import { OncelyHandlerExplorer } from './oncely-handler.explorer.js';
 
 /**
  * `OncelyModule.forRoot({ namespace, coordinator, store, … })` or `forRootAsync(…)`; pass
- * `isGlobal: true` to use it from every module. Registers one global interceptor (inert on routes
- * without oncely decorators) and the filter writing oncely's own responses.
+ * `isGlobal: true` to use it from every module. At start-up it finds every protected handler
+ * (one pass over controllers and providers); it registers one global interceptor (inert on
+ * handlers without oncely decorators) and the filter writing oncely's own responses. On
+ * shutdown it closes the coordinator and store it was given (never the clients they were given).
  */
 @Module({
   imports: [DiscoveryModule],
@@ -24,12 +25,10 @@ import { OncelyHandlerExplorer } from './oncely-handler.explorer.js';
         OncelyRuntime.create(options, appValidationOptions(moduleRef)),
       inject: [ONCELY_MODULE_OPTIONS, ModuleRef],
     },
-    OncelyRouteRegistry,
-    OncelyHandlerExplorer,
+    ProtectedHandlerDiscovery,
     { provide: APP_INTERCEPTOR, useClass: OncelyInterceptor },
     { provide: APP_FILTER, useClass: OncelyExceptionFilter },
   ],
-  exports: [ONCELY_RUNTIME],
 })
 export class OncelyModule extends ConfigurableOncelyModule implements OnApplicationShutdown {
   constructor(@Inject(ONCELY_RUNTIME) private readonly runtime: OncelyRuntime) {

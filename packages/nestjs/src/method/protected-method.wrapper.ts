@@ -1,5 +1,4 @@
 import { resolveCallKeys, type ProtectedCallExecutor, type ProtectedRoute } from '@oncely/core';
-import { callResponseOf, callValueOf } from './oncely-call.values.js';
 
 type Method = (this: unknown, ...args: unknown[]) => unknown;
 
@@ -19,13 +18,12 @@ export function wrapProtectedMethod(
   executor: ProtectedCallExecutor,
 ): void {
   const protectedMethod = async function (this: unknown, ...args: unknown[]): Promise<unknown> {
-    const keys = resolveCallKeys(route, { args });
-    const result = await executor.execute({
+    const { value } = await executor.executeValue({
       route,
-      keys,
-      handler: async () => callResponseOf(await original.apply(this, args), route.name),
+      keys: resolveCallKeys(route, { args }),
+      run: async () => original.apply(this, args),
     });
-    return callValueOf(result);
+    return value;
   };
   for (const key of Reflect.getMetadataKeys(original) as unknown[]) {
     Reflect.defineMetadata(key, Reflect.getMetadata(key, original), protectedMethod);

@@ -1,9 +1,5 @@
 import type { ExecutionContext } from '@nestjs/common';
 import type { KeyContext } from '@oncely/core';
-import { OncelyGraphQLError, callErrorPayloadOf } from './oncely-call.error.js';
-
-/** Metadata `@Mutation`/`@Query` leave on a resolver method (`@nestjs/graphql`). */
-export const GRAPHQL_RESOLVER_METADATA = 'graphql:resolver_type';
 
 interface GraphQLContextValue {
   req?: { headers?: unknown; user?: unknown };
@@ -28,10 +24,4 @@ export function graphqlKeyContext(context: ExecutionContext): KeyContext {
     user: request?.user ?? contextValue?.user,
     params: { field: info?.fieldName },
   };
-}
-
-/** oncely refusals as GraphQL errors with a stable `extensions.code`; others pass through. */
-export function toGraphQLError(error: unknown): unknown {
-  const payload = callErrorPayloadOf(error);
-  return payload ? new OncelyGraphQLError(payload, { cause: error }) : error;
 }

@@ -2,7 +2,7 @@ import type { Type } from '@nestjs/common';
 import { InvalidBodyError, MAX_INPUT_DEPTH, type BodyViolation } from '@oncely/core';
 import { plainToInstance } from 'class-transformer';
 import { validate, type ValidationError } from 'class-validator';
-import type { OncelyValidationOptions } from './oncely-module-options.interface.js';
+import type { OncelyValidationOptions } from '../oncely-module-options.interface.js';
 
 /**
  * Validates and transforms a request body into its DTO class as the app's `ValidationPipe`

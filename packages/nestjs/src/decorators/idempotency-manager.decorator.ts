@@ -1,5 +1,5 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
-import { ONCELY_TRANSACTION } from './oncely.constants.js';
+import { ONCELY_TRANSACTION } from '../oncely.constants.js';
 import { OncelyConfigurationError } from '@oncely/core';
 
 /** Reads the transaction the interceptor opened for this request. */

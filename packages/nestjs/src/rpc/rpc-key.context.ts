@@ -1,9 +1,6 @@
 import type { ExecutionContext } from '@nestjs/common';
 import type { KeyContext } from '@oncely/core';
-import { callErrorPayloadOf } from './oncely-call.error.js';
-
-/** Metadata `@MessagePattern`/`@EventPattern` leave on a handler (`@nestjs/microservices`). */
-export const RPC_PATTERN_METADATA = 'microservices:pattern';
+import { RPC_PATTERN_METADATA } from '../discovery/protected-handler.entry.js';
 
 interface TransportContext {
   getSubject?(): unknown;
@@ -29,18 +26,6 @@ export function rpcKeyContext(context: ExecutionContext): KeyContext {
     headers: transportHeadersOf(transport),
     params: { topic: topicOf(transport, context.getHandler()) },
   };
-}
-
-/**
- * oncely refusals as the `RpcException` Nest sends back to a requesting client:
- * `{ code: 'ONCELY_PAYLOAD_MISMATCH', message, status, … }`. `@nestjs/microservices` is loaded
- * only here, in an RPC context, where it is installed by definition.
- */
-export async function toRpcError(error: unknown): Promise<unknown> {
-  const payload = callErrorPayloadOf(error);
-  if (!payload) return error;
-  const { RpcException } = await import('@nestjs/microservices');
-  return new RpcException({ ...payload });
 }
 
 function topicOf(transport: TransportContext | undefined, handler: object): string {

@@ -2,7 +2,7 @@ import { ValidationPipe, type PipeTransform } from '@nestjs/common';
 import type { ModuleRef } from '@nestjs/core';
 import type { ClassTransformOptions } from 'class-transformer';
 import type { ValidatorOptions } from 'class-validator';
-import type { OncelyValidationOptions } from './oncely-module-options.interface.js';
+import type { OncelyValidationOptions } from '../oncely-module-options.interface.js';
 
 /** The part of Nest's `ApplicationConfig` read here; public on Nest 10, 11 and 12. */
 interface GlobalPipes {

@@ -1,4 +1,4 @@
-import { OncelyError, ProblemType, toProblemResponse } from '@oncely/core';
+import { ProblemType, toProblemResponse } from '@oncely/core';
 
 /**
  * What a message or GraphQL client sees of an oncely refusal: a stable upper-case `code`
@@ -44,20 +44,4 @@ export function callErrorPayloadOf(error: unknown): OncelyCallErrorPayload | und
     status,
     ...(typeof retryAfterMs === 'number' && { retryAfterMs }),
   };
-}
-
-/**
- * An oncely refusal in a GraphQL resolver. graphql-js copies `extensions` of the original error
- * into the response, so clients read `errors[0].extensions.code` without oncely importing graphql.
- */
-export class OncelyGraphQLError extends OncelyError {
-  readonly code: string;
-  readonly extensions: Readonly<Record<string, unknown>>;
-
-  constructor(payload: OncelyCallErrorPayload, options?: ErrorOptions) {
-    super(payload.message, options);
-    const { message: _message, ...extensions } = payload;
-    this.code = payload.code;
-    this.extensions = extensions;
-  }
 }

@@ -1,0 +1,41 @@
+import type { CallHandler, ExecutionContext } from '@nestjs/common';
+import {
+  resolveCallKeys,
+  type KeyContext,
+  type ProtectedCallExecutor,
+  type ProtectedRoute,
+} from '@oncely/core';
+import { lastValueFrom, of, type Observable } from 'rxjs';
+
+/** How one kind of non-HTTP call (a message, a GraphQL operation) reads keys and reports refusals. */
+export interface CallTransport {
+  /** The key context of one call: its payload or arguments, headers, principal. */
+  keyContext(context: ExecutionContext): KeyContext;
+  /** oncely refusals as the transport's own error; any other error as it is. */
+  toError(error: unknown): unknown;
+}
+
+/**
+ * One message handler or resolver call under oncely: keys from the payload, headers or
+ * arguments; the handler runs once per key (a duplicate message is acknowledged with the kept
+ * result, without running it again); refusals become the transport's error with a stable code.
+ * A thrown handler error releases the record, so a redelivery runs again.
+ */
+export async function interceptProtectedCall(
+  executor: ProtectedCallExecutor,
+  route: ProtectedRoute,
+  transport: CallTransport,
+  context: ExecutionContext,
+  next: CallHandler,
+): Promise<Observable<unknown>> {
+  try {
+    const { value } = await executor.executeValue({
+      route,
+      keys: resolveCallKeys(route, transport.keyContext(context)),
+      run: () => lastValueFrom(next.handle(), { defaultValue: undefined }),
+    });
+    return of(value);
+  } catch (error) {
+    throw await transport.toError(error);
+  }
+}

@@ -1,0 +1,32 @@
+import { StreamableFile } from '@nestjs/common';
+import { UnsupportedResponseError, storedBodyOf, type HttpResponse } from '@oncely/core';
+import { instanceToPlain } from 'class-transformer';
+import type { HttpRouteEntry } from '../discovery/protected-handler.entry.js';
+
+/**
+ * Refuses what cannot be kept whole (files, streams, web responses) before it reaches the
+ * client: the boot refuses such declared return types, this catches the undeclared ones.
+ */
+export function refuseUnkeptValue(value: unknown, route: string): void {
+  if (value instanceof StreamableFile)
+    throw new UnsupportedResponseError(route, 'a StreamableFile');
+  storedBodyOf(value, route);
+}
+
+/**
+ * The response kept when an outer layer (a timeout interceptor, most often) answered the client
+ * before the handler settled: nothing of the handler reached the wire, yet its effect happened,
+ * so retries must replay it rather than run it again. It is the handler's value with the route's
+ * status, serialised as Nest's `ClassSerializerInterceptor` does by default (class-transformer's
+ * `instanceToPlain`, so `@Exclude()`d fields are never kept).
+ */
+export function detachedResponseOf(value: unknown, entry: HttpRouteEntry): HttpResponse {
+  const plain =
+    typeof value === 'object' && value !== null && !(value instanceof Uint8Array)
+      ? instanceToPlain(value)
+      : value;
+  const body = storedBodyOf(plain, entry.route.name);
+  const headers: Record<string, string> =
+    body.kind === 'json' ? { 'content-type': 'application/json; charset=utf-8' } : {};
+  return { status: entry.statusCode, headers, body };
+}

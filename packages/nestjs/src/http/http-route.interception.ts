@@ -1,0 +1,172 @@
+import type { CallHandler, ExecutionContext } from '@nestjs/common';
+import type { AbstractHttpAdapter } from '@nestjs/core';
+import {
+  ResponseCapture,
+  resolveCallKeys,
+  storedBodyValue,
+  type CallKeys,
+  type HandlerContext,
+  type HttpResponse,
+  type KeyContext,
+  type ProtectedCallResult,
+} from '@oncely/core';
+import type { ServerResponse } from 'node:http';
+import { Observable, type Subscriber } from 'rxjs';
+import { HandlerSettlement } from '../decorators/handler-settlement.interceptor.js';
+import type { HttpRouteEntry } from '../discovery/protected-handler.entry.js';
+import { ONCELY_TRANSACTION } from '../oncely.constants.js';
+import type { OncelyRuntime } from '../oncely.runtime.js';
+import { validateBody } from './body-validation.js';
+import { detachedResponseOf, refuseUnkeptValue } from './detached-response.js';
+import { problemResponseOf, toHttpError } from './http-error.js';
+import { NestCall, outcomeOf } from './nest-call.js';
+
+type PlatformRequest = Record<string | symbol, unknown> & {
+  body?: unknown;
+  params?: unknown;
+  query?: unknown;
+  headers?: unknown;
+  user?: unknown;
+};
+
+/**
+ * One request to a protected HTTP route, in order: validate and transform the body DTO, build
+ * the keys from the request context (the module's `keyContext` option changes where it comes
+ * from), then let the executor decide (run, share, replay, refuse).
+ *
+ * What is kept is what the client receives: the handler's value leaves through every outer
+ * interceptor, serializer and the platform's own send, and is caught on the Node response just
+ * before it reaches the socket (real status, headers, body bytes); it is sent only once the
+ * record holds it. Replays are written over whatever the app would send, byte for byte. The key
+ * stays held until the handler itself settles, whatever an outer layer gives up on.
+ */
+export class HttpRouteInterception {
+  constructor(
+    private readonly runtime: OncelyRuntime,
+    private readonly adapter: () => AbstractHttpAdapter,
+  ) {}
+
+  async intercept(
+    entry: HttpRouteEntry,
+    context: ExecutionContext,
+    next: CallHandler,
+  ): Promise<Observable<unknown>> {
+    const request = context.switchToHttp().getRequest<PlatformRequest>();
+    let keys: CallKeys;
+    try {
+      const validation = this.runtime.validation;
+      if (entry.bodyType && validation !== false) {
+        request.body = await validateBody(entry.bodyType, request.body, validation);
+      }
+      keys = resolveCallKeys(entry.route, await this.keyContextOf(context, request));
+    } catch (error) {
+      throw this.toHttpError(context, error);
+    }
+    return new Observable((subscriber) => this.protect(context, next, entry, keys, subscriber));
+  }
+
+  /** The request context keys are built from; `body` is the validated DTO at this point. */
+  private async keyContextOf(
+    context: ExecutionContext,
+    request: PlatformRequest,
+  ): Promise<KeyContext> {
+    const { body, params, query, headers, user } = request;
+    const base: KeyContext = { body, params, query, headers, user };
+    return this.runtime.keyContext ? this.runtime.keyContext(context, base) : base;
+  }
+
+  /**
+   * Runs one protected call for `subscriber`, the rest of Nest's pipeline. The subscription may
+   * be dropped by an outer operator (a timeout); the call goes on under its lease regardless.
+   */
+  private protect(
+    context: ExecutionContext,
+    next: CallHandler,
+    entry: HttpRouteEntry,
+    keys: CallKeys,
+    subscriber: Subscriber<unknown>,
+  ): void {
+    const capture = new ResponseCapture(nodeResponseOf(context), {
+      route: entry.route.name,
+      maxBytes: maxResponseBytesOf(entry),
+    });
+    const call = new NestCall(subscriber);
+    this.runtime.executor
+      .execute({
+        route: entry.route,
+        keys,
+        handler: (handlerContext) =>
+          this.runHandler(context, next, entry, handlerContext, call, capture),
+      })
+      .then(
+        (result) => deliver(capture, result, call),
+        (error: unknown) => {
+          if (call.emitted) capture.replaceWith(problemResponseOf(error));
+          else call.settleFailure(error, (cause) => this.toHttpError(context, cause));
+        },
+      );
+  }
+
+  /**
+   * Runs the route (inner interceptors, pipes, handler) and resolves with the response to keep
+   * once the handler itself has settled: what the app sent, caught on the wire, or, when a layer
+   * answered the client before the handler was done, the handler's value on its own.
+   */
+  private async runHandler(
+    context: ExecutionContext,
+    next: CallHandler,
+    entry: HttpRouteEntry,
+    handlerContext: HandlerContext,
+    call: NestCall,
+    capture: ResponseCapture,
+  ): Promise<HttpResponse> {
+    const request = context.switchToHttp().getRequest<PlatformRequest>();
+    if (handlerContext.transaction !== undefined) {
+      request[ONCELY_TRANSACTION] = handlerContext.transaction;
+    }
+    const settlement = HandlerSettlement.open(request);
+    const routed = await outcomeOf(next.handle());
+    if (routed.kind === 'error' && settlement.entered && settlement.outcome === undefined) {
+      // An inner layer gave up on a handler still running (a timeout): the client gets its
+      // error now; the key stays held until the handler is done.
+      call.fail(this.toHttpError(context, routed.error));
+    }
+    // Without the handler (an inner interceptor answered alone), what the route made is its own.
+    const own = settlement.entered ? await settlement.settled : routed;
+    if (own.kind === 'error') throw call.handlerFailed(own.error, routed);
+    refuseUnkeptValue(own.value, entry.route.name);
+    if (routed.kind === 'error' || call.closed) return detachedResponseOf(own.value, entry);
+    const sent = capture.hold();
+    call.emit(routed.value);
+    return sent;
+  }
+
+  private toHttpError(context: ExecutionContext, error: unknown): unknown {
+    return toHttpError(this.adapter(), context, error);
+  }
+}
+
+/**
+ * The handler's own response goes out as the app wrote it; anything else (a replay, the result
+ * a SingleFlight leader shared) is written over what the app sends for the value emitted here.
+ */
+function deliver(capture: ResponseCapture, result: ProtectedCallResult, call: NestCall): void {
+  if (!result.replayed && call.emitted) {
+    capture.commit();
+    return;
+  }
+  if (call.closed) return;
+  capture.replaceWith(result.response);
+  call.emit(storedBodyValue(result.response.body));
+}
+
+/** The Node response under the platform's: Express's `res` is one, Fastify's reply wraps one. */
+function nodeResponseOf(context: ExecutionContext): ServerResponse {
+  const response = context.switchToHttp().getResponse<ServerResponse | { raw: ServerResponse }>();
+  return 'raw' in response ? response.raw : response;
+}
+
+function maxResponseBytesOf(entry: HttpRouteEntry): number {
+  const { idempotent, singleFlight } = entry.route;
+  return Math.max(idempotent?.maxResponseBytes ?? 0, singleFlight?.maxResponseBytes ?? 0);
+}
