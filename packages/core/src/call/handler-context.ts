@@ -1,5 +1,11 @@
 import type { HandlerContext } from './protected-call.types.js';
 
+/** A signal that never aborts: what a call without an outer lease hands down. */
+export const neverAborted: AbortSignal = new AbortController().signal;
+
+/** The outer signal of a call no guard flight or record encloses. */
+export const noOuterSignal = (): AbortSignal => neverAborted;
+
 /**
  * A `HandlerContext` whose `signal` is made on first read. Most handlers never read it, and
  * making one (an `AbortController`, or `AbortSignal.any` over two) costs more than the rest of

@@ -1,6 +1,7 @@
 import type { StoredResponse } from '../record/stored-response.js';
 import { storedBodySize, type HttpResponse } from '../http/http-response.js';
 import { PayloadTooLargeError } from '../http/request-rejected.errors.js';
+import type { ProtectedCallResult } from './protected-call.types.js';
 
 export const REPLAYED_HEADER = 'idempotent-replayed';
 
@@ -47,4 +48,9 @@ export function withoutReplayMark(response: HttpResponse): HttpResponse {
   const headers: Record<string, string> = { ...response.headers };
   delete headers[REPLAYED_HEADER];
   return { status: response.status, headers, body: response.body };
+}
+
+/** The answer of a call that shares a kept response rather than running its handler. */
+export function sharedReply(response: StoredResponse): ProtectedCallResult {
+  return { response: replayOf(response), replayed: true };
 }

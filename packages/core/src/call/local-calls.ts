@@ -1,5 +1,7 @@
 import type { Clock } from '../time/clock.js';
 import type { StoredResponse } from '../record/stored-response.js';
+import type { CallEvents } from './call-events.js';
+import { IdempotencyConflictError } from './idempotency-conflict.errors.js';
 
 /** One key's call in this process, as the callers that join it see it. */
 export interface LocalCall {
@@ -69,4 +71,18 @@ export class LocalCalls {
     call.executing = true;
     call.since = this.clock.now();
   }
+}
+
+/** `LocalCalls.duplicateLeaseMs` for idempotent routes: a 409 while this process runs the handler. */
+export function refuseRunningDuplicate(
+  local: LocalCalls,
+  events: CallEvents,
+  localKey: string,
+  route: { operation: string; onBusy: 'reject' | 'wait'; leaseTtl: number },
+  identity: string,
+): void {
+  const localLeaseMs = local.duplicateLeaseMs(localKey, route);
+  if (localLeaseMs === undefined) return;
+  events.emit('idempotency', 'conflict', route.operation, identity);
+  throw new IdempotencyConflictError(identity, localLeaseMs);
 }

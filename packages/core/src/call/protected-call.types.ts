@@ -5,6 +5,8 @@ import type { IdempotencyRecordStore } from '../record/idempotency-record-store.
 import type { CallKeys } from './call-keys.js';
 import type { HttpResponse } from '../http/http-response.js';
 import type { ProtectedRoute } from './protected-route.js';
+import type { CallEvents } from './call-events.js';
+import type { LocalCalls } from './local-calls.js';
 
 /** What the executor needs of the SingleFlight engine (`SingleFlight` satisfies it). */
 export interface FlightRunner {
@@ -50,4 +52,13 @@ export interface ProtectedCallResult {
    */
   readonly response: HttpResponse;
   readonly replayed: boolean;
+}
+
+/** What every part of one executor's calls shares. */
+export interface CallEnvironment {
+  readonly engines: ProtectedCallEngines;
+  readonly clock: Clock;
+  readonly events: CallEvents;
+  /** This process's calls per key, for local sharing and refusals. */
+  readonly local: LocalCalls;
 }

@@ -8,6 +8,7 @@ import type { StoredResponse } from '../record/stored-response.js';
 import { isTransactionalRecordStore } from '../record/transactional-idempotency-record-store.port.js';
 import type { HttpResponse } from '../http/http-response.js';
 import { keep, shareable } from './kept-response.js';
+import type { OwnReply } from './own-reply.js';
 import type { ResolvedIdempotentRoute } from './protected-route.js';
 import { RecordWatchdog } from './record-watchdog.js';
 import { isStorableStatus } from '../http/response-storage-policy.js';
@@ -21,12 +22,14 @@ export interface RecordExecution {
   /** Names the route in errors. */
   readonly routeName: string;
   readonly lease: RecordLease;
+  /** When `begin` was asked for the lease (`performance.now()` time): its TTL counts from then. */
+  readonly askedAt: number;
   /** The guard flight's signal, if there is one: losing that lease aborts the handler too. */
   readonly outerSignal: () => AbortSignal;
   /** Runs the handler (through the route's SingleFlight, if any) under `signalOf`. */
   readonly run: (transaction: unknown, signalOf: () => AbortSignal) => Promise<HttpResponse>;
   /** Receives the handler's own response, kept or not. */
-  readonly onFresh: (response: HttpResponse) => void;
+  readonly reply: OwnReply;
   readonly emit: (outcome: OncelyOutcome, error?: unknown) => void;
 }
 
@@ -49,7 +52,7 @@ export async function executeUnderRecord(execution: RecordExecution): Promise<St
   const produce = async (transaction: unknown): Promise<StoredResponse> => {
     // At maxDuration the call stops waiting: a transaction rolls back, nothing is completed.
     const response = await watchdog.bound(execution.run(transaction, () => watchdog.signal));
-    execution.onFresh(response);
+    execution.reply.hold(response);
     if (!isStorableStatus(response.status)) throw ResponseSignal.unkept(shareable(response, route));
     return keep(response, route);
   };

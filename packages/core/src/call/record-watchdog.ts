@@ -1,13 +1,11 @@
-import { HandlerDeadline } from '../flight/handler-deadline.js';
+import { HandlerDeadline } from './handler-deadline.js';
 import type { MaxDurationExceededError } from '../flight/max-duration-exceeded.error.js';
 import type {
   IdempotencyRecordStore,
   RecordLease,
 } from '../record/idempotency-record-store.port.js';
 import { LeaseLostError } from '../errors/lease-lost.error.js';
-
-/** A signal that never aborts: what a call without an outer lease hands down. */
-export const neverAborted: AbortSignal = new AbortController().signal;
+import { neverAborted } from './handler-context.js';
 
 /**
  * Keeps an idempotency record's lease while its handler runs: renews it at a third of its TTL

@@ -2,10 +2,16 @@ import type { StoredResponse } from '../record/stored-response.js';
 import type { HttpResponse } from '../http/http-response.js';
 
 /**
- * Carries a response out of a flight's work as a failure, so the engine treats it as one: a
- * deterministic 4xx is shared with waiters and cached for `errorTtl`; anything else that must not
- * be kept (5xx, 408, 409, 429, …) releases the lease. Never reaches a framework: the executor
- * turns it back into the response it carries.
+ * Carries a response out of an engine's work as a failure, so the engine treats it as one. The
+ * only exception the call layer throws on purpose; it never reaches a framework.
+ *
+ * - `kept` (a deterministic 4xx, on SingleFlight routes): the flight shares it with its waiters
+ *   and caches it for `errorTtl`; `httpCallFailurePolicy` carries it across processes whole.
+ * - `unkept` (5xx, 408, 409, 429, …): the flight releases its lease and caches nothing; under a
+ *   record, the record is released too, so that a retry runs again.
+ *
+ * Where it ends: the call that ran the handler answers with its own response (`OwnReply`);
+ * a call that shared the run answers with the one the signal carries (`sharedReply`).
  */
 export class ResponseSignal extends Error {
   private constructor(
