@@ -1,11 +1,12 @@
 /**
  * Run by the `memory` scenario with --expose-gc: `keys` distinct keys through a `@SingleFlight`
  * route (`resultTtl: 0`) on the Redis coordinator, driven the way the Nest interceptor drives it
- * (route resolved once, keys built from the request context, the executor runs the handler).
+ * (core's engine, route defined once, keys built from the request context, the executor runs the
+ * handler).
  * Prints one JSON line: heap after a forced GC before and after, and the peak in between.
  */
-import { defineProtectedRoute, resolveCallKeys, type HttpResponse } from '@oncely/core';
-import { OncelyRuntime } from '@oncely/nestjs';
+import { createOncelyEngine, resolveCallKeys, type HttpResponse } from '@oncely/core';
+import { RedisFlightCoordinator } from '@oncely/redis';
 
 const keys = Number(process.env.BENCH_MEMORY_KEYS ?? 1_000_000);
 const concurrency = Number(process.env.BENCH_MEMORY_CONCURRENCY ?? 64);
@@ -13,20 +14,21 @@ const redis = { host: '127.0.0.1', port: Number(process.env.BENCH_REDIS_PORT ?? 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('Run the memory worker with --expose-gc.');
 
-const runtime = await OncelyRuntime.create({
+const engine = createOncelyEngine({
   namespace: 'bench',
-  coordinator: { redis, keyPrefix: process.env.BENCH_KEY_PREFIX ?? 'oncely-bench:' },
+  coordinator: new RedisFlightCoordinator(redis, {
+    keyPrefix: process.env.BENCH_KEY_PREFIX ?? 'oncely-bench:',
+  }),
   allowInMemory: true,
+  owner: 'memory-worker',
 });
-const route = defineProtectedRoute(
-  'MemoryBench.render',
-  { singleFlight: { operation: 'bench-memory', target: 'params.id', input: [], resultTtl: 0 } },
-  runtime.defaults,
-);
+const route = engine.defineRoute('MemoryBench.render', {
+  singleFlight: { operation: 'bench-memory', target: 'params.id', input: [], resultTtl: 0 },
+});
 
 async function call(id: string): Promise<void> {
   const keys = resolveCallKeys(route, { params: { id }, headers: {} });
-  await runtime.executor.execute({
+  await engine.executor.execute({
     route,
     keys,
     handler: async (): Promise<HttpResponse> => ({
@@ -68,7 +70,7 @@ await drive('measured', keys);
 const seconds = (performance.now() - startedAt) / 1000;
 clearInterval(sampler);
 const after = await settledHeap();
-await runtime.close();
+await engine.close();
 process.stdout.write(
   `${JSON.stringify({ keys, concurrency, seconds, heapBefore: before, heapAfter: after, heapPeak: peak })}\n`,
 );

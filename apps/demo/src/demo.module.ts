@@ -2,6 +2,8 @@ import { Logger, Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { OncelyModule, type OncelyModuleOptions } from '@oncely/nestjs';
+import { RedisFlightCoordinator } from '@oncely/redis';
+import { TypeOrmIdempotencyRecordStore } from '@oncely/typeorm';
 import { DataSource } from 'typeorm';
 import { DEMO_CONFIG } from './config/demo-config.token.js';
 import type { DemoConfig } from './config/demo-config.js';
@@ -105,9 +107,13 @@ function oncelyOptions(
   }
   return {
     namespace: config.namespace,
-    store: dataSource,
+    store: new TypeOrmIdempotencyRecordStore(dataSource),
     ...(redis.client
-      ? { coordinator: { redis: redis.client, keyPrefix: config.redisKeyPrefix } }
+      ? {
+          coordinator: new RedisFlightCoordinator(redis.client, {
+            keyPrefix: config.redisKeyPrefix,
+          }),
+        }
       : { allowInMemory: true }),
     validation: DEMO_VALIDATION,
     events: feed.listener,

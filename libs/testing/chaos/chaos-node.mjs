@@ -12,6 +12,8 @@ import { appendFileSync, writeFileSync } from 'node:fs';
 import { ValidationPipe } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { ONCELY_MODULE_OPTIONS } from '@oncely/nestjs';
+import { RedisFlightCoordinator } from '@oncely/redis';
+import { TypeOrmIdempotencyRecordStore } from '@oncely/typeorm';
 import { Cluster, Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
 import { demoConfigFromEnv } from '../../../apps/demo/dist/config/demo-config.js';
@@ -63,12 +65,11 @@ const moduleRef = await Test.createTestingModule({ imports: [DemoModule.register
     inject: [DataSource, DecisionFeed],
     factory: (dataSource, feed) => ({
       namespace: config.namespace,
-      store: dataSource,
-      coordinator: {
-        redis: client,
+      store: new TypeOrmIdempotencyRecordStore(dataSource),
+      coordinator: new RedisFlightCoordinator(client, {
         keyPrefix: config.redisKeyPrefix,
         ...(commandTimeout !== undefined && { commandTimeout }),
-      },
+      }),
       validation: DEMO_VALIDATION,
       events: feed.listener,
       defaults: {

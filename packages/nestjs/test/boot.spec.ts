@@ -7,23 +7,23 @@ import {
   StreamableFile,
   type INestApplication,
 } from '@nestjs/common';
+import { IdempotencyManager, IdempotentKey, OncelyModule, SingleFlight } from '@oncely/nestjs';
 import {
-  IdempotencyManager,
-  IdempotentKey,
+  CoordinatorUnavailableError,
   OncelyConfigurationError,
-  OncelyModule,
-  SingleFlight,
-  createPrometheusListener,
-} from '@oncely/nestjs';
-import {
   OperationClaimConflictError,
   ReplayHeaderPolicyError,
   RouteOptionsError,
   TransactionalStoreRequiredError,
   UnsupportedResponseError,
+  createPrometheusListener,
   type OncelyEvent,
 } from '@oncely/core';
 import { Test } from '@nestjs/testing';
+import { RedisFlightCoordinator } from '@oncely/redis';
+import { services } from '@oncely/testing-kit';
+import { Redis } from 'ioredis';
+import { DataSource } from 'typeorm';
 import { IsString } from 'class-validator';
 import * as promClient from 'prom-client';
 import { randomUUID } from 'node:crypto';
@@ -345,6 +345,42 @@ describe('start-up checks', () => {
       /"coordinator" must be/,
     );
     await expect(boot([], { store: 42 })).rejects.toThrow(/"store" must be/);
+  });
+
+  it('refuses the former connection options, saying which adapter to wrap them in', async () => {
+    const client = new Redis({ ...services.redis, lazyConnect: true });
+    try {
+      await expect(boot([], { coordinator: { redis: client } })).rejects.toThrow(
+        /"coordinator" must be a FlightCoordinator instance.*new RedisFlightCoordinator/,
+      );
+      await expect(boot([], { coordinator: client })).rejects.toThrow(
+        /"coordinator" must be a FlightCoordinator instance/,
+      );
+      await expect(boot([], { store: { redis: client } })).rejects.toThrow(
+        /"store" must be an IdempotencyRecordStore instance.*new RedisIdempotencyRecordStore/,
+      );
+      const dataSource = new DataSource({ type: 'better-sqlite3', database: ':memory:' });
+      await expect(boot([], { store: dataSource })).rejects.toThrow(
+        /"store" must be an IdempotencyRecordStore instance.*new TypeOrmIdempotencyRecordStore/,
+      );
+    } finally {
+      client.disconnect();
+    }
+  });
+
+  it('closes the adapters it was given on shutdown, leaving their clients open', async () => {
+    const client = new Redis({ ...services.redis });
+    const coordinator = new RedisFlightCoordinator(client, { keyPrefix: `boot-${randomUUID()}:` });
+    try {
+      const app = await boot([], { coordinator });
+      await app.close();
+      await expect(coordinator.acquire('k', 'owner', 1_000)).rejects.toThrow(
+        CoordinatorUnavailableError,
+      );
+      expect(await client.ping()).toBe('PONG');
+    } finally {
+      await client.quit();
+    }
   });
 
   it('configures asynchronously with forRootAsync and reports every decision to listeners and Prometheus', async () => {

@@ -1,7 +1,9 @@
 import type { INestApplication } from '@nestjs/common';
 import { ProblemType, type OncelyEvent } from '@oncely/core';
 import type { OncelyModuleOptions } from '@oncely/nestjs';
+import { RedisFlightCoordinator, RedisIdempotencyRecordStore } from '@oncely/redis';
 import { requireService, services, startRedisServer, type RedisServer } from '@oncely/testing-kit';
+import { TypeOrmIdempotencyRecordStore } from '@oncely/typeorm';
 import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
@@ -38,8 +40,11 @@ class Cluster {
         platform,
         {
           namespace: this.namespace,
-          coordinator: { redis: { ...redis }, keyPrefix: this.keyPrefix, commandTimeout: 300 },
-          store: source,
+          coordinator: new RedisFlightCoordinator(
+            { ...redis },
+            { keyPrefix: this.keyPrefix, commandTimeout: 300 },
+          ),
+          store: new TypeOrmIdempotencyRecordStore(source),
           events: (event) => this.events.push(event),
         } satisfies OncelyModuleOptions,
         [ShopController],
@@ -355,7 +360,11 @@ describe('an ioredis client as coordinator and Redis record store (no SQL)', () 
     client = new Redis({ ...services.redis });
     app = await createTestApp(
       'express',
-      { namespace, coordinator: client, store: { redis: client, keyPrefix } },
+      {
+        namespace,
+        coordinator: new RedisFlightCoordinator(client),
+        store: new RedisIdempotencyRecordStore(client, { keyPrefix }),
+      },
       [OrdersController],
     );
   });
@@ -390,7 +399,11 @@ describe('an ioredis client as coordinator and Redis record store (no SQL)', () 
     expect(client.status).toBe('ready');
     app = await createTestApp(
       'express',
-      { namespace, coordinator: client, store: { redis: client, keyPrefix } },
+      {
+        namespace,
+        coordinator: new RedisFlightCoordinator(client),
+        store: new RedisIdempotencyRecordStore(client, { keyPrefix }),
+      },
       [OrdersController],
     );
     const afterRestart = await send();

@@ -5,7 +5,9 @@
 import 'reflect-metadata';
 import { Body, Controller, Get, Module, Post } from '@nestjs/common';
 import { IdempotentKey, OncelyModule, SingleFlight } from '@oncely/nestjs';
-import { withIdempotencyRecords } from '@oncely/typeorm';
+import type { IdempotencyRecordStore } from '@oncely/core';
+import { RedisFlightCoordinator, RedisIdempotencyRecordStore } from '@oncely/redis';
+import { TypeOrmIdempotencyRecordStore, withIdempotencyRecords } from '@oncely/typeorm';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
@@ -51,8 +53,10 @@ class OncelyBenchController {
   }
 }
 
-async function recordStore(): Promise<object> {
-  if (config.store === 'redis') return { redis, keyPrefix: config.keyPrefix };
+async function recordStore(): Promise<IdempotencyRecordStore> {
+  if (config.store === 'redis') {
+    return new RedisIdempotencyRecordStore(redis, { keyPrefix: config.keyPrefix });
+  }
   const source = new DataSource(
     withIdempotencyRecords({
       type: 'postgres',
@@ -68,14 +72,14 @@ async function recordStore(): Promise<object> {
   await source.initialize();
   await source.query(`CREATE SCHEMA IF NOT EXISTS "${config.postgresSchema}"`);
   await source.runMigrations();
-  return source;
+  return new TypeOrmIdempotencyRecordStore(source);
 }
 
 @Module({
   imports: [
     OncelyModule.forRoot({
       namespace: 'bench',
-      coordinator: { redis, keyPrefix: config.keyPrefix },
+      coordinator: new RedisFlightCoordinator(redis, { keyPrefix: config.keyPrefix }),
       store: await recordStore(),
       events: (event) => {
         // Runs on every call of every contender route: the cheap test first.

@@ -1,6 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
 import { ProblemType } from '@oncely/core';
+import { RedisFlightCoordinator } from '@oncely/redis';
 import { requireService, services } from '@oncely/testing-kit';
+import { TypeOrmIdempotencyRecordStore } from '@oncely/typeorm';
 import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
@@ -30,8 +32,8 @@ describe.each(PLATFORMS)('a docs-style %s app on Redis + PostgreSQL', (platform)
       platform,
       {
         namespace: uniqueNamespace('docs'),
-        coordinator: { redis: { ...services.redis }, keyPrefix },
-        store: await schema.connect(),
+        coordinator: new RedisFlightCoordinator({ ...services.redis }, { keyPrefix }),
+        store: new TypeOrmIdempotencyRecordStore(await schema.connect()),
       },
       'root',
     );

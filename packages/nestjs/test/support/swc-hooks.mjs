@@ -5,7 +5,7 @@ import { transformFile } from '@swc/core';
 import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const root = fileURLToPath(new URL('../../../../../', import.meta.url));
+const root = fileURLToPath(new URL('../../../../', import.meta.url));
 const aliases = {
   '@oncely/core': 'packages/core/src/index.ts',
   '@oncely/redis': 'packages/redis/src/index.ts',

@@ -2,12 +2,13 @@ import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { OncelyModule } from '@oncely/nestjs';
 import { nextParentMessage, reportToParent, services } from '@oncely/testing-kit';
-import { withIdempotencyRecords } from '@oncely/typeorm';
+import { RedisFlightCoordinator } from '@oncely/redis';
+import { TypeOrmIdempotencyRecordStore, withIdempotencyRecords } from '@oncely/typeorm';
 import { DataSource } from 'typeorm';
-import { DailySettlementModule } from '../../../../../apps/demo/src/jobs/daily-settlement.module.js';
-import { DailySettlementScheduler } from '../../../../../apps/demo/src/jobs/daily-settlement.scheduler.js';
-import type { SettlementLedger } from '../../../../../apps/demo/src/jobs/settlement-ledger.js';
-import { SqlSettlementLedger } from '../../../../../apps/demo/src/jobs/sql-settlement.ledger.js';
+import { DailySettlementModule } from '../../../../apps/demo/src/jobs/daily-settlement.module.js';
+import { DailySettlementScheduler } from '../../../../apps/demo/src/jobs/daily-settlement.scheduler.js';
+import type { SettlementLedger } from '../../../../apps/demo/src/jobs/settlement-ledger.js';
+import { SqlSettlementLedger } from '../../../../apps/demo/src/jobs/sql-settlement.ledger.js';
 
 const [namespace, keyPrefix, schema, node] = process.argv.slice(2) as [
   string,
@@ -35,8 +36,8 @@ const ledger: SettlementLedger = {
   imports: [
     OncelyModule.forRoot({
       namespace,
-      coordinator: { redis: { ...services.redis }, keyPrefix },
-      store: dataSource,
+      coordinator: new RedisFlightCoordinator({ ...services.redis }, { keyPrefix }),
+      store: new TypeOrmIdempotencyRecordStore(dataSource),
     }),
     DailySettlementModule.register({
       node,

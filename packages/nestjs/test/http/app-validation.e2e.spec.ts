@@ -16,8 +16,8 @@ import { IdempotentKey, OncelyModule, type OncelyModuleOptions } from '@oncely/n
 import { IsString } from 'class-validator';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { HeaderAuthGuard } from './fixtures/orders.controller.js';
-import { Executions, PLATFORMS, uniqueNamespace, type Platform } from './fixtures/test-app.js';
+import { HeaderAuthGuard } from '../fixtures/orders.controller.js';
+import { Executions, PLATFORMS, uniqueNamespace, type Platform } from '../fixtures/test-app.js';
 
 class PaymentDto {
   @IsString() orderId!: string;

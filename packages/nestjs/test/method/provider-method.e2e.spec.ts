@@ -9,7 +9,7 @@ import {
 import { IdempotentKey, OncelyModule, SingleFlight } from '@oncely/nestjs';
 import { DataSource } from 'typeorm';
 import { Executions, Gates } from '../fixtures/test-app.js';
-import { SharedBackends, writeEffect } from './support/shared-backends.js';
+import { SharedBackends, writeEffect } from '../support/shared-backends.js';
 
 const SCHEMA = Symbol('schema');
 const SOURCE = Symbol('source');
@@ -81,14 +81,14 @@ describe('@IdempotentKey / @SingleFlight on provider methods (Redis + PostgreSQL
   beforeAll(async () => {
     await backends.start();
     for (let i = 0; i < 2; i++) {
-      const options = await backends.nodeOptions();
+      const { options, source } = await backends.node();
       const node = await Test.createTestingModule({
         imports: [OncelyModule.forRoot(options)],
         providers: [
           LedgerConsumer,
           Executions,
           Gates,
-          { provide: SOURCE, useValue: options.store },
+          { provide: SOURCE, useValue: source },
           { provide: SCHEMA, useValue: backends.schema.name },
         ],
       }).compile();

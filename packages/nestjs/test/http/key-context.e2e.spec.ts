@@ -1,9 +1,10 @@
 import { Body, Controller, Post } from '@nestjs/common';
-import { IdempotentKey, OncelyRuntime, type OncelyModuleOptions } from '@oncely/nestjs';
+import { IdempotentKey, type OncelyModuleOptions } from '@oncely/nestjs';
+import { OncelyRuntime } from '../../src/oncely.runtime.js';
 import { IsString } from 'class-validator';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { createTestApp, Executions, PLATFORMS, uniqueNamespace } from './fixtures/test-app.js';
+import { createTestApp, Executions, PLATFORMS, uniqueNamespace } from '../fixtures/test-app.js';
 
 class NoteDto {
   @IsString() text!: string;
@@ -65,11 +66,11 @@ describe.each(PLATFORMS)('the keyContext option on %s', (platform) => {
 
 describe('the keyContext option at start-up', () => {
   it('refuses a keyContext that is not a function, naming the option', async () => {
-    await expect(
+    expect(() =>
       OncelyRuntime.create({
         namespace: 'ctx',
         keyContext: 'user.tenantId' as unknown as OncelyModuleOptions['keyContext'],
       }),
-    ).rejects.toThrow(/"keyContext" must be a function/);
+    ).toThrow('OncelyModule option "keyContext" must be a function (context, base) => KeyContext');
   });
 });

@@ -16,7 +16,7 @@ import { IdempotentKey, OncelyCallErrorCode, OncelyModule } from '@oncely/nestjs
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { Executions, Gates } from '../fixtures/test-app.js';
-import { SharedBackends, writeEffect } from './support/shared-backends.js';
+import { SharedBackends, writeEffect } from '../support/shared-backends.js';
 
 const SCHEMA = Symbol('schema');
 const SOURCE = Symbol('source');
@@ -101,7 +101,7 @@ describe('GraphQL mutations (Apollo, code-first; Redis + PostgreSQL, two nodes)'
   beforeAll(async () => {
     await backends.start();
     for (let i = 0; i < 2; i++) {
-      const options = await backends.nodeOptions();
+      const { options, source } = await backends.node();
       const module = await Test.createTestingModule({
         imports: [
           OncelyModule.forRoot(options),
@@ -114,7 +114,7 @@ describe('GraphQL mutations (Apollo, code-first; Redis + PostgreSQL, two nodes)'
           PaymentsResolver,
           Executions,
           Gates,
-          { provide: SOURCE, useValue: options.store },
+          { provide: SOURCE, useValue: source },
           { provide: SCHEMA, useValue: backends.schema.name },
         ],
       }).compile();

@@ -18,8 +18,8 @@ import { randomUUID } from 'node:crypto';
 import { lastValueFrom } from 'rxjs';
 import { DataSource } from 'typeorm';
 import { Executions, Gates } from '../fixtures/test-app.js';
-import { nats, requireBroker } from './support/require-broker.js';
-import { SharedBackends, writeEffect } from './support/shared-backends.js';
+import { nats, requireBroker } from '../support/require-broker.js';
+import { SharedBackends, writeEffect } from '../support/shared-backends.js';
 
 const run = randomUUID().slice(0, 8);
 const CHARGE = `oncely.${run}.charge`;
@@ -120,14 +120,14 @@ describe('message handlers over NATS (Redis + PostgreSQL, two consumers in one q
     await requireBroker();
     await backends.start();
     for (let i = 0; i < 2; i++) {
-      const options = await backends.nodeOptions();
+      const { options, source } = await backends.node();
       const module = await Test.createTestingModule({
         imports: [OncelyModule.forRoot(options)],
         controllers: [PaymentsConsumer],
         providers: [
           Executions,
           Gates,
-          { provide: SOURCE, useValue: options.store },
+          { provide: SOURCE, useValue: source },
           { provide: SCHEMA, useValue: backends.schema.name },
         ],
       }).compile();

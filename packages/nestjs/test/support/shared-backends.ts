@@ -1,10 +1,12 @@
 import type { OncelyEvent } from '@oncely/core';
 import type { OncelyModuleOptions } from '@oncely/nestjs';
+import { RedisFlightCoordinator } from '@oncely/redis';
 import { requireService, services } from '@oncely/testing-kit';
+import { TypeOrmIdempotencyRecordStore } from '@oncely/typeorm';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { PostgresSchema } from '../../fixtures/postgres-schema.js';
-import { uniqueNamespace } from '../../fixtures/test-app.js';
+import { PostgresSchema } from '../fixtures/postgres-schema.js';
+import { uniqueNamespace } from '../fixtures/test-app.js';
 
 /**
  * The real Redis and a PostgreSQL schema of this run, shared by the "nodes" of one suite, with
@@ -30,14 +32,16 @@ export class SharedBackends {
     );
   }
 
-  /** Module options of one node: its own DataSource on the shared schema. */
-  async nodeOptions(): Promise<OncelyModuleOptions> {
-    return {
+  /** One node: its own DataSource on the shared schema, and module options on it. */
+  async node(): Promise<{ options: OncelyModuleOptions; source: DataSource }> {
+    const source = await this.schema.connect();
+    const options: OncelyModuleOptions = {
       namespace: this.namespace,
-      coordinator: { redis: { ...services.redis }, keyPrefix: this.keyPrefix },
-      store: await this.schema.connect(),
+      coordinator: new RedisFlightCoordinator({ ...services.redis }, { keyPrefix: this.keyPrefix }),
+      store: new TypeOrmIdempotencyRecordStore(source),
       events: (event) => this.events.push(event),
     };
+    return { options, source };
   }
 
   async effectRows(ref: string): Promise<number> {

@@ -34,7 +34,7 @@ describe('the daily settlement job on three processes (Redis + PostgreSQL)', () 
     ).createTable();
     const namespace = uniqueNamespace('cron');
     const keyPrefix = `oncely-cron-${randomUUID().slice(0, 8)}:`;
-    workers = spawnWorkers(3, 'packages/nestjs/test/beyond-http/support/settlement.worker.ts', {
+    workers = spawnWorkers(3, 'packages/nestjs/test/support/settlement.worker.ts', {
       args: (i) => [namespace, keyPrefix, schema.name, NODES[i]!],
     });
     await Promise.all(workers.map((worker) => worker.message(() => true, 170_000)));
