@@ -1,3 +1,4 @@
-export * from './flight-coordinator.contract.js';
-export * from './idempotency-record-store.contract.js';
+export { registerContractCases, type ContractCase, type ContractFixture } from './contract-case.js';
+export * from './flight-coordinator/index.js';
+export * from './idempotency-record-store/index.js';
 export * from './http-conformance/index.js';
