@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   LeaseLostError,
-  RecordStoreUnavailableError,
   decodeStoredResponse,
   encodeStoredResponse,
   positiveWholeNumber,
@@ -19,17 +17,12 @@ import {
 } from '@oncely/core';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import {
-  isConnectionLost,
-  isRetryableConflict,
-  isSessionEnded,
-  isUniqueViolation,
-  recordDialectOf,
-} from './record-dialect.js';
-import type { RecordDialect } from './record-dialect.js';
-import { RecordStatements } from './record-statements.js';
-import { recordTableName } from './record-table.js';
-import { SerialQueue } from './serial-queue.js';
-import { UninitializedDataSourceError } from './uninitialized-data-source.error.js';
+  discardIfSessionEnded,
+  query,
+  RecordConnection,
+  type StatementResult,
+} from './record-connection.js';
+import { isRetryableConflict, isUniqueViolation, recordDialectOf } from './record-dialect.js';
 import type {
   RunInTransactionOptions,
   TypeOrmIdempotencyRecordStoreOptions,
@@ -46,18 +39,6 @@ interface RecordRow {
   response_body_kind: string | null;
   response_body: Uint8Array | null;
 }
-
-interface StatementResult {
-  readonly records: unknown[];
-  readonly affected: number;
-}
-
-/**
- * better-sqlite3 gives a DataSource a single connection that every query runner shares, so a
- * transaction opened on it would swallow any other statement run meanwhile. Store operations on
- * such a DataSource therefore take turns, across all stores built on it.
- */
-const sqliteTurns = new WeakMap<DataSource, SerialQueue>();
 
 /** Keeps one purge's delete under every driver's bound-parameter limit (SQLite: 32 766). */
 const maxPurgeBatch = 10_000;
@@ -77,26 +58,22 @@ const maxBeginRounds = 8;
  */
 export class TypeOrmIdempotencyRecordStore implements TransactionalIdempotencyRecordStore<EntityManager> {
   private readonly clock: Clock;
-  private readonly conflictRetryMs: number;
-  private prepared?: { dialect: RecordDialect; statements: RecordStatements; turns?: SerialQueue };
+  private readonly connection: RecordConnection;
 
   /** @param dataSource stays yours: the store never initialises or destroys it. */
-  constructor(
-    private readonly dataSource: DataSource,
-    options: TypeOrmIdempotencyRecordStoreOptions = {},
-  ) {
+  constructor(dataSource: DataSource, options: TypeOrmIdempotencyRecordStoreOptions = {}) {
     recordDialectOf(dataSource.options.type);
     this.clock = options.clock ?? systemClock;
-    this.conflictRetryMs = positiveWholeNumber(
-      'conflictRetryMs',
-      options.conflictRetryMs ?? 10_000,
+    this.connection = new RecordConnection(
+      dataSource,
+      positiveWholeNumber('conflictRetryMs', options.conflictRetryMs ?? 10_000),
     );
   }
 
   async begin(identity: string, digest: string, options: BeginOptions): Promise<BeginOutcome> {
     const leaseTtlMs = positiveWholeNumber('leaseTtlMs', options.leaseTtlMs);
     const retentionMs = positiveWholeNumber('retentionMs', options.retentionMs);
-    const { statements } = this.prepare();
+    const { statements } = this.connection;
     const keyHash = recordKeyHash(identity);
     for (let round = 0; round < maxBeginRounds; round += 1) {
       const now = this.clock.now();
@@ -109,13 +86,14 @@ export class TypeOrmIdempotencyRecordStore implements TransactionalIdempotencyRe
       // The columns a new holder writes, in the order both `insert` and `takeOver` take them.
       const holder = [digest, ownerToken, leaseExpiresAt, retentionMs, now, leaseExpiresAt];
       try {
-        await this.execute(statements.insert, [keyHash, identity, ...holder]);
+        await this.connection.execute(statements.insert, [keyHash, identity, ...holder]);
         return lease(1);
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
       }
 
-      const [row] = (await this.execute(statements.select, [keyHash])).records as RecordRow[];
+      const [row] = (await this.connection.execute(statements.select, [keyHash]))
+        .records as RecordRow[];
       if (!row) continue;
       const expiresAt = Number(row.expires_at);
       if (expiresAt > now) {
@@ -127,7 +105,7 @@ export class TypeOrmIdempotencyRecordStore implements TransactionalIdempotencyRe
       // Expired: an abandoned lease, or a completed record past its retention. Either way the
       // record counts as absent; taking the row over keeps the fence growing for this key.
       const fence = Number(row.fence);
-      const taken = await this.execute(statements.takeOver, [
+      const taken = await this.connection.execute(statements.takeOver, [
         ...holder,
         keyHash,
         row.owner_token,
@@ -141,8 +119,8 @@ export class TypeOrmIdempotencyRecordStore implements TransactionalIdempotencyRe
   }
 
   async complete(lease: RecordLease, response: StoredResponse): Promise<void> {
-    const { statements } = this.prepare();
-    const result = await this.execute(
+    const { statements } = this.connection;
+    const result = await this.connection.execute(
       statements.complete,
       completeParameters(lease, encodeStoredResponse(response), this.clock.now()),
     );
@@ -150,15 +128,15 @@ export class TypeOrmIdempotencyRecordStore implements TransactionalIdempotencyRe
   }
 
   async release(lease: RecordLease): Promise<void> {
-    const { statements } = this.prepare();
-    await this.execute(statements.release, heldParameters(lease));
+    const { statements } = this.connection;
+    await this.connection.execute(statements.release, heldParameters(lease));
   }
 
   async renew(lease: RecordLease, leaseTtlMs: number): Promise<boolean> {
     positiveWholeNumber('leaseTtlMs', leaseTtlMs);
-    const { statements } = this.prepare();
+    const { statements } = this.connection;
     const leaseExpiresAt = this.clock.now() + leaseTtlMs;
-    const result = await this.execute(statements.renew, [
+    const result = await this.connection.execute(statements.renew, [
       leaseExpiresAt,
       leaseExpiresAt,
       ...heldParameters(lease),
@@ -174,13 +152,14 @@ export class TypeOrmIdempotencyRecordStore implements TransactionalIdempotencyRe
    */
   async purgeExpired(batchSize: number): Promise<number> {
     const limit = Math.min(positiveWholeNumber('batchSize', batchSize), maxPurgeBatch);
-    const { statements } = this.prepare();
+    const { statements } = this.connection;
     const now = this.clock.now();
-    const expired = (await this.execute(statements.selectExpired, [now, limit])).records as {
+    const expired = (await this.connection.execute(statements.selectExpired, [now, limit]))
+      .records as {
       id: number | string;
     }[];
     if (expired.length === 0) return 0;
-    const result = await this.execute(statements.deleteExpired(expired.length), [
+    const result = await this.connection.execute(statements.deleteExpired(expired.length), [
       ...expired.map(({ id }) => id),
       now,
     ]);
@@ -214,19 +193,17 @@ export class TypeOrmIdempotencyRecordStore implements TransactionalIdempotencyRe
     work: (manager: EntityManager) => Promise<TransactionalCompletion<T>>,
     options: RunInTransactionOptions = {},
   ): Promise<T> {
-    const { turns } = this.prepare();
     const transaction = (manager: EntityManager) => this.confirmWithWork(manager, lease, work);
-    const attempt = () => {
-      const run = () =>
-        options.isolationLevel
-          ? this.dataSource.transaction(options.isolationLevel, transaction)
-          : this.dataSource.transaction(transaction);
-      return turns ? turns.run(run) : run();
-    };
     try {
-      return await this.retryingConflicts(attempt, (error) => error instanceof ConflictBeforeWork);
+      return await this.connection.transaction(
+        transaction,
+        options.isolationLevel,
+        (error) => error instanceof ConflictBeforeWork,
+      );
     } catch (error) {
-      throw this.unavailableOr(error instanceof ConflictBeforeWork ? error.cause : error);
+      throw this.connection.unavailableOr(
+        error instanceof ConflictBeforeWork ? error.cause : error,
+      );
     }
   }
 
@@ -235,7 +212,7 @@ export class TypeOrmIdempotencyRecordStore implements TransactionalIdempotencyRe
     lease: RecordLease,
     work: (manager: EntityManager) => Promise<TransactionalCompletion<T>>,
   ): Promise<T> {
-    const { statements } = this.prepare();
+    const { statements } = this.connection;
     const runner = manager.queryRunner as QueryRunner;
     try {
       await this.checkHeldAtStart(runner, lease);
@@ -254,7 +231,7 @@ export class TypeOrmIdempotencyRecordStore implements TransactionalIdempotencyRe
   }
 
   private async checkHeldAtStart(runner: QueryRunner, lease: RecordLease): Promise<void> {
-    const { dialect, statements } = this.prepare();
+    const { dialect, statements } = this.connection;
     let held: StatementResult;
     try {
       held = await query(runner, statements.lockHeld, heldParameters(lease));
@@ -264,74 +241,6 @@ export class TypeOrmIdempotencyRecordStore implements TransactionalIdempotencyRe
     const holds = dialect === 'sqlite' ? held.affected === 1 : held.records.length === 1;
     if (!holds) throw new LeaseLostError(lease.identity, lease.fence);
   }
-
-  /** Statements are built on first use, once the DataSource is initialised and knows its schema. */
-  private prepare() {
-    if (this.prepared) return this.prepared;
-    if (!this.dataSource.isInitialized) throw new UninitializedDataSourceError();
-    const { driver } = this.dataSource;
-    const dialect = recordDialectOf(this.dataSource.options.type);
-    const { database, schema, tableName } = driver.parseTableName(recordTableName);
-    const qualifier = dialect === 'postgres' ? schema : dialect === 'mysql' ? database : undefined;
-    const table = [qualifier, tableName]
-      .filter((part): part is string => Boolean(part))
-      .map((part) => driver.escape(part))
-      .join('.');
-    this.prepared = {
-      dialect,
-      statements: new RecordStatements(dialect, table, (name) => driver.escape(name)),
-      ...(dialect === 'sqlite' ? { turns: this.sqliteTurns() } : {}),
-    };
-    return this.prepared;
-  }
-
-  private sqliteTurns(): SerialQueue {
-    let turns = sqliteTurns.get(this.dataSource);
-    if (!turns) {
-      turns = new SerialQueue();
-      sqliteTurns.set(this.dataSource, turns);
-    }
-    return turns;
-  }
-
-  /** One statement outside any transaction (auto-commit), retried on lock conflicts. */
-  private execute(sql: string, parameters: unknown[]): Promise<StatementResult> {
-    const { turns } = this.prepare();
-    const once = async () => {
-      const runner = this.dataSource.createQueryRunner('master');
-      try {
-        return await query(runner, sql, parameters);
-      } catch (error) {
-        discardIfSessionEnded(runner, error);
-        throw this.unavailableOr(error);
-      } finally {
-        await runner.release();
-      }
-    };
-    return this.retryingConflicts(() => (turns ? turns.run(once) : once()), isRetryableConflict);
-  }
-
-  /** A lost connection becomes a retryable 503; anything else passes through untouched. */
-  private unavailableOr(error: unknown): unknown {
-    if (error instanceof RecordStoreUnavailableError || !isConnectionLost(error)) return error;
-    return new RecordStoreUnavailableError(this.dataSource.options.type, { cause: error });
-  }
-
-  private async retryingConflicts<T>(
-    operation: () => Promise<T>,
-    retryable: (error: unknown) => boolean,
-  ): Promise<T> {
-    const deadline = Date.now() + this.conflictRetryMs;
-    for (let pause = 2; ; pause = Math.min(pause * 2, 50)) {
-      try {
-        return await operation();
-      } catch (error) {
-        if (!retryable(error) || Date.now() >= deadline) throw error;
-        // Jittered, so connections that collided do not collide again in step.
-        await sleep(pause / 2 + Math.random() * pause);
-      }
-    }
-  }
 }
 
 /** A lock conflict hit the check before `work` ran, so the whole transaction may be retried. */
@@ -339,26 +248,6 @@ class ConflictBeforeWork extends Error {
   constructor(override readonly cause: unknown) {
     super('lock conflict before the work started', { cause });
   }
-}
-
-/**
- * Closes a pooled PostgreSQL client whose session the server ended, so the pool drops it on
- * release instead of handing it to the next operation.
- */
-function discardIfSessionEnded(runner: QueryRunner, error: unknown): void {
-  if (!isSessionEnded(error)) return;
-  const client = (runner as { databaseConnection?: { end?: () => Promise<void> } })
-    .databaseConnection;
-  client?.end?.().catch(() => undefined);
-}
-
-async function query(
-  runner: QueryRunner,
-  sql: string,
-  parameters: unknown[],
-): Promise<StatementResult> {
-  const result = await runner.query(sql, parameters, true);
-  return { records: result.records ?? [], affected: result.affected ?? 0 };
 }
 
 function heldParameters(lease: RecordLease): unknown[] {
