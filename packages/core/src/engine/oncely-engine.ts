@@ -95,9 +95,9 @@ export function createOncelyEngine(options: OncelyEngineOptions): OncelyEngine {
   return new Engine(owner, defaults, executor, coordinator, store, closablesOf(plain));
 }
 
-/** One object may serve as both coordinator and store: it is closed once. */
+/** What the engine closes: the coordinator and the store, if it has a `close()`. */
 function closablesOf(engines: { coordinator: object; store: object }): Closable[] {
-  return [...new Set([engines.coordinator, engines.store])].filter(
+  return [engines.coordinator, engines.store].filter(
     (resource): resource is Closable => typeof (resource as Partial<Closable>).close === 'function',
   );
 }

@@ -1,0 +1,95 @@
+import { randomUUID } from 'node:crypto';
+import { InMemoryFlightCoordinator, createOncelyEngine, type OncelyEngine } from '@oncely/core';
+import { RedisFlightCoordinator, RedisIdempotencyRecordStore } from '@oncely/redis';
+import { requireService, services } from '@oncely/testing-kit';
+import { Redis } from 'ioredis';
+
+/**
+ * What `close()` ends: the adapters handed to the engine and the defaults it created, each of
+ * which ends only what it opened itself. A client the app passed to an adapter stays open.
+ */
+describe('createOncelyEngine ownership', () => {
+  const keyPrefix = `oncely-test:engine:${randomUUID().slice(0, 8)}:`;
+  let observer: Redis;
+
+  /** Connections named `name` on the test Redis, as CLIENT LIST shows them. */
+  const connections = async (name: string) =>
+    ((await observer.client('LIST')) as string)
+      .split('\n')
+      .filter((line) => line.includes(` name=${name} `)).length;
+
+  /** Polls until `name` has `count` connections; a wait for a state, not a timing assertion. */
+  const connectionsReach = async (name: string, count: number) => {
+    const deadline = Date.now() + 10_000;
+    while ((await connections(name)) !== count) {
+      if (Date.now() > deadline) {
+        throw new Error(`${name}: ${await connections(name)} connections, expected ${count}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  };
+
+  beforeAll(async () => {
+    await requireService('redis');
+    observer = new Redis(services.redis);
+  });
+
+  afterAll(async () => {
+    await observer.quit();
+  });
+
+  it("closes adapters handed to it, leaving the app's Redis client open", async () => {
+    const name = `oncely-app-${randomUUID().slice(0, 8)}`;
+    const app = new Redis({ ...services.redis, connectionName: name });
+    const coordinator = new RedisFlightCoordinator(app, { keyPrefix });
+    const engine = createOncelyEngine({
+      namespace: 'shop',
+      coordinator,
+      store: new RedisIdempotencyRecordStore(app, { keyPrefix }),
+    });
+    await coordinator.connect();
+    // The app's client and the coordinator's notice subscriber, duplicated from it.
+    expect(await connections(name)).toBe(2);
+
+    await engine.close();
+
+    await connectionsReach(name, 1);
+    expect(app.status).toBe('ready');
+    expect(await app.ping()).toBe('PONG');
+    await expect(coordinator.acquire('k', 'o', 1000)).rejects.toMatchObject({
+      cause: new Error('this coordinator is closed'),
+    });
+    await app.quit();
+  });
+
+  it('closes the clients of adapters created from a URL', async () => {
+    const name = `oncely-url-${randomUUID().slice(0, 8)}`;
+    const url = `redis://${services.redis.host}:${services.redis.port}/0?connectionName=${name}`;
+    const coordinator = new RedisFlightCoordinator(url, { keyPrefix });
+    const engine = createOncelyEngine({
+      namespace: 'shop',
+      coordinator,
+      store: new RedisIdempotencyRecordStore(url, { keyPrefix }),
+    });
+    await coordinator.connect();
+    // The coordinator's client, its subscriber and the store's client (connecting on its own).
+    await connectionsReach(name, 3);
+
+    await engine.close();
+
+    await connectionsReach(name, 0);
+  });
+
+  it('closes the in-memory coordinator it created; closing again is harmless', async () => {
+    const engine: OncelyEngine = createOncelyEngine({ namespace: 'shop' });
+    expect(engine.coordinator).toBeInstanceOf(InMemoryFlightCoordinator);
+    expect((await engine.coordinator.acquire('k', 'leader', 60_000)).kind).toBe('leader');
+    const waiting = engine.coordinator.waitForNotice('k', 60_000);
+
+    await Promise.all([engine.close(), engine.close()]);
+
+    // Closing wakes every pending wait: nothing is left to hold the process open.
+    await expect(waiting).resolves.toBeUndefined();
+    expect((engine.coordinator as InMemoryFlightCoordinator).waitingKeys).toBe(0);
+  });
+});
