@@ -44,8 +44,7 @@ export async function executeUnderRecord(execution: RecordExecution): Promise<St
   const watchdog = new RecordWatchdog(
     store,
     lease,
-    route.leaseTtl,
-    route.maxDuration,
+    { leaseTtl: route.leaseTtl, askedAt: execution.askedAt, maxDuration: route.maxDuration },
     execution.outerSignal,
   );
   let settled = false;

@@ -1,22 +1,23 @@
-import { HandlerDeadline } from './handler-deadline.js';
 import type { MaxDurationExceededError } from '../flight/max-duration-exceeded.error.js';
+import { LeaseWatchdog } from '../lease/lease-watchdog.js';
 import type {
   IdempotencyRecordStore,
   RecordLease,
 } from '../record/idempotency-record-store.port.js';
-import { LeaseLostError } from '../errors/lease-lost.error.js';
 import { neverAborted } from './handler-context.js';
+import { HandlerDeadline } from './handler-deadline.js';
 
 /**
- * Keeps an idempotency record's lease while its handler runs: renews it at a third of its TTL
- * and ends the run at `maxDuration`. Its signal, made only when the handler reads it, aborts when
- * a renewal finds the lease lost, when the outer signal (the guard's flight) aborts, or at
- * `maxDuration`; `bound` stops waiting for the handler at `maxDuration` only, since a lease lost
- * otherwise is reported once the handler settles.
+ * Watches one run of a handler under an idempotency record: the record's lease (a
+ * `LeaseWatchdog` renewing it through the store), the route's `maxDuration`, and the guard
+ * flight's signal around it. Its signal, made only when the handler reads it, aborts when the
+ * lease is lost, when the outer signal aborts, or at `maxDuration`; `bound` stops waiting for the
+ * handler at `maxDuration` only, since a lease lost otherwise is reported once the handler
+ * settles.
  */
 export class RecordWatchdog {
   #controller: AbortController | undefined;
-  readonly #timer: NodeJS.Timeout;
+  readonly #lease: LeaseWatchdog;
   readonly #deadline: HandlerDeadline;
   #lost = false;
   #reason: unknown;
@@ -24,27 +25,27 @@ export class RecordWatchdog {
   constructor(
     store: IdempotencyRecordStore,
     lease: RecordLease,
-    leaseTtl: number,
-    maxDuration: number,
+    watched: { readonly leaseTtl: number; readonly askedAt: number; readonly maxDuration: number },
     private readonly outerSignal: () => AbortSignal,
   ) {
-    this.#timer = setInterval(
-      () => {
-        store.renew(lease, leaseTtl).then(
-          (held) => {
-            if (!held) this.#lose(new LeaseLostError(lease.identity, lease.fence));
-          },
-          // A failed renewal is not a lost lease: the next one may succeed before expiry.
-          () => undefined,
-        );
-      },
-      Math.max(1, Math.floor(leaseTtl / 3)),
-    );
-    this.#timer.unref();
-    this.#deadline = new HandlerDeadline(lease.identity, lease.fence, maxDuration, (expired) => {
-      clearInterval(this.#timer);
-      this.#lose(expired);
+    const { leaseTtl } = watched;
+    this.#lease = new LeaseWatchdog({
+      key: lease.identity,
+      fence: lease.fence,
+      ttl: leaseTtl,
+      since: watched.askedAt,
+      renew: () => store.renew(lease, leaseTtl),
+      onLost: (lost) => this.#lose(lost),
     });
+    this.#deadline = new HandlerDeadline(
+      lease.identity,
+      lease.fence,
+      watched.maxDuration,
+      (expired) => {
+        this.#lease.stop();
+        this.#lose(expired);
+      },
+    );
   }
 
   get signal(): AbortSignal {
@@ -75,7 +76,7 @@ export class RecordWatchdog {
   }
 
   stop(): void {
-    clearInterval(this.#timer);
+    this.#lease.stop();
     this.#deadline.clear();
   }
 

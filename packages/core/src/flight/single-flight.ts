@@ -9,7 +9,7 @@ import {
   type FlightOutcome,
 } from './flight-coordinator.port.js';
 import type { FlightContext, FlightResult, FlightRunOptions, FlightWork } from './flight.types.js';
-import { LeaseWatchdog } from './lease-watchdog.js';
+import { LeaseWatchdog } from '../lease/lease-watchdog.js';
 import { FlightOutcomes } from './flight-outcomes.js';
 import { joinWithin, mayRunAgain, type Landing, type LocalFlight } from './local-flight.js';
 import { MaxDurationExceededError } from './max-duration-exceeded.error.js';
@@ -247,11 +247,15 @@ export class SingleFlight {
     settings: ResolvedFlightOptions,
     operation: string | undefined,
   ): Promise<Landing<T>> {
-    const watchdog = new LeaseWatchdog(
-      this.coordinator,
-      { key, owner, fence, leaseTtl: settings.leaseTtl, since: leaseSince },
-      (error) => this.#coordinatorDown(key, operation, error),
-    );
+    const { leaseTtl } = settings;
+    const watchdog = new LeaseWatchdog({
+      key,
+      fence,
+      ttl: leaseTtl,
+      since: leaseSince,
+      renew: () => this.coordinator.renew(key, owner, leaseTtl),
+      onRenewError: (error) => this.#coordinatorDown(key, operation, error),
+    });
     const context: FlightContext = {
       key,
       fence,

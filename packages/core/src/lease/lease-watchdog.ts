@@ -1,23 +1,29 @@
 import { LeaseLostError } from '../errors/lease-lost.error.js';
-import type { FlightCoordinator } from './flight-coordinator.port.js';
 
 /** Share of the lease TTL between renewals: two renewals can fail before the lease runs out. */
 const RENEW_FRACTION = 1 / 3;
 
-/** The lease a leader holds; `since` is when it was asked for (`performance.now()` time). */
-export interface HeldLease {
+/** A lease held while work runs (a flight's at the coordinator, a record's at its store). */
+export interface WatchedLease {
+  /** Names the lease in `LeaseLostError`: the flight key or the record identity. */
   readonly key: string;
-  readonly owner: string;
   readonly fence: number;
-  readonly leaseTtl: number;
+  readonly ttl: number;
+  /** When the lease was asked for (`performance.now()` time): its TTL counts from then. */
   readonly since: number;
+  /** Extends the lease by `ttl` from now; `false` when it is no longer held. */
+  readonly renew: () => Promise<boolean>;
+  /** A renewal that failed rather than being refused: the next one may still succeed. */
+  readonly onRenewError?: (error: unknown) => void;
+  /** Called once when the lease is lost, with the error the signal aborts with. */
+  readonly onLost?: (error: LeaseLostError) => void;
 }
 
 /**
- * Keeps a leader's lease alive while its work runs, renewing every third of the lease TTL (no
- * call at all when the work ends before the first tick). The signal fires, with a
- * `LeaseLostError` as its reason, when a renewal is refused, or when renewals keep failing until
- * the lease as last confirmed has run out, since by then another caller may lead.
+ * Keeps a lease alive while its work runs, renewing every third of its TTL (no call at all when
+ * the work ends before the first tick). The lease is lost, and the signal aborts with a
+ * `LeaseLostError`, when a renewal is refused, or when renewals keep failing until the lease as
+ * last confirmed has run out, since by then another caller may hold it.
  */
 export class LeaseWatchdog {
   /** Created on first use: an `AbortController` costs more than the rest of a flight. */
@@ -29,13 +35,9 @@ export class LeaseWatchdog {
   #stopped = false;
   #confirmedUntil: number;
 
-  constructor(
-    private readonly coordinator: FlightCoordinator,
-    private readonly lease: HeldLease,
-    private readonly onRenewError: (error: unknown) => void,
-  ) {
-    this.#interval = Math.max(1, Math.floor(lease.leaseTtl * RENEW_FRACTION));
-    this.#confirmedUntil = lease.since + lease.leaseTtl;
+  constructor(private readonly lease: WatchedLease) {
+    this.#interval = Math.max(1, Math.floor(lease.ttl * RENEW_FRACTION));
+    this.#confirmedUntil = lease.since + lease.ttl;
     this.#schedule(this.#interval);
   }
 
@@ -81,13 +83,12 @@ export class LeaseWatchdog {
     this.#renewing = true;
     const startedAt = performance.now();
     try {
-      const { key, owner, leaseTtl } = this.lease;
-      const renewed = await this.coordinator.renew(key, owner, leaseTtl);
+      const renewed = await this.lease.renew();
       if (this.#stopped) return;
-      if (renewed) this.#confirmedUntil = startedAt + leaseTtl;
+      if (renewed) this.#confirmedUntil = startedAt + this.lease.ttl;
       else this.#lose();
     } catch (error) {
-      if (!this.#stopped) this.onRenewError(error);
+      if (!this.#stopped) this.lease.onRenewError?.(error);
     } finally {
       this.#renewing = false;
     }
@@ -97,5 +98,6 @@ export class LeaseWatchdog {
     this.stop();
     this.#lostWith = new LeaseLostError(this.lease.key, this.lease.fence);
     this.#controller?.abort(this.#lostWith);
+    this.lease.onLost?.(this.#lostWith);
   }
 }
