@@ -1,6 +1,10 @@
-export * from './oncely-engine.js';
-export * from './oncely-engine.options.js';
-export * from './option-checks.js';
-export * from './protection-engines.js';
-export * from './protection-setup.js';
-export * from './secure-engines.js';
+export {
+  createOncelyEngine,
+  type OncelyEngine,
+  type ProtectedRouteDeclaration,
+} from './oncely-engine.js';
+export type { OncelyEngineOptions } from './oncely-engine.options.js';
+export { requireFunction } from './option-checks.js';
+export { createProtectionEngines, type ProtectionEnginesOptions } from './protection-engines.js';
+export { resolveProtectionDefaults, type ProtectionSetupOptions } from './protection-setup.js';
+export type { SecurityOptions } from './secure-engines.js';

@@ -74,10 +74,7 @@ export function createOncelyEngine(options: OncelyEngineOptions): OncelyEngine {
     coordinator: coordinatorOption(owner, options.coordinator),
     store: storeOption(owner, options.store),
   };
-  refuseInMemoryInProduction(owner, options, {
-    coordinator: 'e.g. new RedisFlightCoordinator(redis) from @oncely/redis',
-    store: 'e.g. new TypeOrmIdempotencyRecordStore(dataSource) from @oncely/typeorm',
-  });
+  refuseInMemoryInProduction(owner, options);
   const events = eventListenersOf(owner, options.events);
   const plain = {
     coordinator: given.coordinator ?? new InMemoryFlightCoordinator(),

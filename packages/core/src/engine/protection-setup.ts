@@ -6,9 +6,8 @@ import { ReplayHeaderPolicy } from '../http/replay-header-policy.js';
 import { DEFAULT_PROTECTION, type ProtectionDefaults } from '../call/route-options.js';
 
 /**
- * Start-up checks shared by every integration (the Nest module, the Express factory), so both
- * refuse the same options with the same reasons. `owner` names the entry point in messages,
- * e.g. `OncelyModule` or `createOncely()`.
+ * The options the engine's start-up checks read, as given (not yet checked). `owner` names the
+ * entry point in messages, e.g. `OncelyModule` or `createOncely()`.
  */
 export interface ProtectionSetupOptions {
   readonly namespace?: unknown;
@@ -79,18 +78,15 @@ export function resolveProtectionDefaults(
 
 /**
  * In production, in-memory defaults protect one process only and lose every record on restart:
- * refuse them unless `allowInMemory` says this really is a single-process app. `hints` say, per
- * missing option, what to register instead.
+ * refuse them unless `allowInMemory` says this really is a single-process app.
  */
-export function refuseInMemoryInProduction(
-  owner: string,
-  options: ProtectionSetupOptions,
-  hints: { readonly coordinator: string; readonly store: string },
-): void {
+export function refuseInMemoryInProduction(owner: string, options: ProtectionSetupOptions): void {
   if (process.env.NODE_ENV !== 'production' || options.allowInMemory === true) return;
   const missing = [
-    options.coordinator === undefined && `coordinator (${hints.coordinator})`,
-    options.store === undefined && `store (${hints.store})`,
+    options.coordinator === undefined &&
+      'coordinator (e.g. new RedisFlightCoordinator(redis) from @oncely/redis)',
+    options.store === undefined &&
+      'store (e.g. new TypeOrmIdempotencyRecordStore(dataSource) from @oncely/typeorm)',
   ].filter(Boolean);
   if (missing.length === 0) return;
   throw new OncelyConfigurationError(
@@ -98,6 +94,7 @@ export function refuseInMemoryInProduction(
   );
 }
 
+/** The `events` option as a list; throws unless every listener is a function. */
 export function eventListenersOf(
   owner: string,
   events: ProtectionSetupOptions['events'],
