@@ -51,8 +51,9 @@ describe('ProtectedCallExecutor: the record lease', () => {
       handler: ({ signal }) =>
         new Promise((_resolve, reject) => {
           signal.addEventListener('abort', () => {
-            aborted = signal.reason;
-            reject(aborted as Error);
+            const reason: Error = signal.reason;
+            aborted = reason;
+            reject(reason);
           });
         }),
     });
