@@ -1,5 +1,6 @@
 import type { FailurePolicy } from '../flight/flight.types.js';
-import { defaultFailurePolicy } from '../http/http-status-failure.policy.js';
+import { transientFailurePolicy } from '../flight/transient-failure.policy.js';
+import { httpStatusFailurePolicy } from '../http/http-status-failure.policy.js';
 import type { StoredResponse } from '../record/stored-response.js';
 import { ResponseSignal } from './response-signal.js';
 
@@ -10,7 +11,7 @@ interface SerializedResponse {
 /**
  * Failure policy of protected HTTP calls: responses carried by a `ResponseSignal` keep their own
  * classification and cross processes whole (status, kept headers, body); thrown errors follow
- * the engine's default HTTP-status policy.
+ * `HttpStatusFailurePolicy`.
  */
 export const httpCallFailurePolicy: FailurePolicy = {
   classify: (error) =>
@@ -18,16 +19,16 @@ export const httpCallFailurePolicy: FailurePolicy = {
       ? error.deterministic
         ? 'deterministic'
         : 'transient'
-      : defaultFailurePolicy.classify(error),
+      : httpStatusFailurePolicy.classify(error),
   serialize: (error) =>
     error instanceof ResponseSignal
       ? ({ response: error.response } satisfies SerializedResponse)
-      : { error: defaultFailurePolicy.serialize(error) },
+      : { error: httpStatusFailurePolicy.serialize(error) },
   deserialize: (serialized) => {
     const value = serialized as Partial<SerializedResponse> & { error?: unknown };
     return value.response !== undefined
       ? ResponseSignal.kept(value.response)
-      : defaultFailurePolicy.deserialize(value.error);
+      : httpStatusFailurePolicy.deserialize(value.error);
   },
 };
 
@@ -35,8 +36,4 @@ export const httpCallFailurePolicy: FailurePolicy = {
  * Failure policy of the idempotency guard's flight: nothing is shared as a failure. The durable
  * record decides; a waiter whose leader failed asks the record store itself.
  */
-export const recordGuardFailurePolicy: FailurePolicy = {
-  classify: () => 'transient',
-  serialize: (error) => defaultFailurePolicy.serialize(error),
-  deserialize: (serialized) => defaultFailurePolicy.deserialize(serialized),
-};
+export const recordGuardFailurePolicy: FailurePolicy = transientFailurePolicy;

@@ -27,7 +27,7 @@ export type FlightWork<T> = (context: FlightContext) => Promise<T>;
 /** Decides whether a failure of the work is shared with waiters or lets one of them retry. */
 export interface FailurePolicy {
   /**
-   * `deterministic`: the same input would fail the same way (validation-type 4xx); it is shared
+   * `deterministic`: the same input would fail the same way (a validation error); it is shared
    * with waiters and cached for `errorTtl`. `transient`: the lease is released so a waiter may
    * run the work again.
    */
@@ -52,6 +52,10 @@ export interface FlightOptions {
   readonly wait?: number;
   /** `reject`: a follower fails at once with `FlightBusyError` instead of waiting. */
   readonly onBusy?: 'wait' | 'reject';
+  /**
+   * Which failures are shared with waiters and cached for `errorTtl`. Default
+   * `transientFailurePolicy`: none; `HttpStatusFailurePolicy` shares deterministic HTTP 4xx.
+   */
   readonly failurePolicy?: FailurePolicy;
   /** `open`: run the work uncoordinated when the coordinator is unreachable; `closed`: throw. */
   readonly onCoordinatorDown?: 'open' | 'closed';

@@ -4,6 +4,7 @@ export * from './single-flight.js';
 export { flightDefaults, type SingleFlightOptions } from './single-flight-options.js';
 export * from './in-memory-flight-coordinator.js';
 export * from './result-codec.js';
+export * from './transient-failure.policy.js';
 export * from './flight-busy.error.js';
 export * from './shared-flight.error.js';
 export * from './result-too-large.error.js';

@@ -2,8 +2,8 @@ import { OncelyError } from '../errors/oncely-error.js';
 
 /**
  * A deterministic failure of another caller's execution (or a cached one), rebuilt from what the
- * failure policy serialised. It keeps the original HTTP status and body so HTTP layers can
- * answer exactly as the leader's caller was answered.
+ * failure policy serialised. Under `HttpStatusFailurePolicy` it keeps the original HTTP status
+ * and body, so HTTP layers can answer exactly as the leader's caller was answered.
  */
 export class SharedFlightError extends OncelyError {
   readonly code = 'flight_error_shared';
@@ -12,7 +12,7 @@ export class SharedFlightError extends OncelyError {
     /** The original error's name, e.g. `BadRequestException`. */
     readonly originalName: string,
     message: string,
-    /** The original HTTP status (4xx for the default policy). */
+    /** The original HTTP status (a 4xx under `HttpStatusFailurePolicy`; 500 for engine errors). */
     readonly status: number,
     /** The original error's own `code`, when it had one. */
     readonly originalCode?: string | number,

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { OncelyEventListener } from '../events/oncely-event.js';
 import type { FailurePolicy, FlightOptions } from './flight.types.js';
-import { defaultFailurePolicy } from '../http/http-status-failure.policy.js';
 import { InvalidFlightOptionError } from './invalid-flight-option.error.js';
 import { DEFAULT_MAX_RESULT_BYTES } from './result-codec.js';
+import { transientFailurePolicy } from './transient-failure.policy.js';
 
 /** Engine-wide settings; the `FlightOptions` fields are defaults each `run` may override. */
 export interface SingleFlightOptions extends FlightOptions {
@@ -65,7 +65,7 @@ export function resolveEngineOptions(options: SingleFlightOptions = {}): Resolve
     errorTtl: flightDefaults.errorTtl,
     wait: flightDefaults.wait,
     onBusy: flightDefaults.onBusy,
-    failurePolicy: defaultFailurePolicy,
+    failurePolicy: transientFailurePolicy,
     onCoordinatorDown: flightDefaults.onCoordinatorDown,
   });
   const events = options.events;

@@ -14,7 +14,7 @@ export interface SerializedFlightError {
 }
 
 /**
- * The default failure policy. An error carrying an HTTP status — a numeric `status` or
+ * The failure policy of HTTP work: an error carrying an HTTP status — a numeric `status` or
  * `statusCode`, or a `getStatus()` method as on Nest's `HttpException` — in the 4xx range,
  * except 408, 409, 425 and 429, is deterministic: the same input fails the same way, so it is
  * shared with waiters and cached for `errorTtl`. Everything else (5xx, timeouts, plain thrown
@@ -68,7 +68,8 @@ export class HttpStatusFailurePolicy implements FailurePolicy {
   }
 }
 
-export const defaultFailurePolicy: FailurePolicy = new HttpStatusFailurePolicy();
+/** The one `HttpStatusFailurePolicy` the call layer shares; it holds no state. */
+export const httpStatusFailurePolicy: FailurePolicy = new HttpStatusFailurePolicy();
 
 /** The HTTP status an error carries, if any. */
 export function httpStatusOf(error: unknown): number | undefined {

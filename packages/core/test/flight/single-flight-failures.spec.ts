@@ -1,4 +1,5 @@
 import {
+  HttpStatusFailurePolicy,
   InMemoryFlightCoordinator,
   ResultTooLargeError,
   SharedFlightError,
@@ -12,6 +13,9 @@ import { ManualClock } from './manual-clock.js';
 
 /** Only the completion notice wakes these followers, so every wake-up is one the test caused. */
 const noticeDriven: SingleFlightOptions = { backoff: { initial: 60_000, max: 60_000 } };
+
+/** Shares what HTTP calls the same request would get again: deterministic 4xx. */
+const httpStatuses: SingleFlightOptions = { failurePolicy: new HttpStatusFailurePolicy() };
 
 describe('SingleFlight failures and stored outcomes', () => {
   let clock: ManualClock;
@@ -43,6 +47,25 @@ describe('SingleFlight failures and stored outcomes', () => {
     return { leading, following };
   }
 
+  it('shares no failure by default: each waiter runs the work again', async () => {
+    const gate = deferred();
+    let executions = 0;
+    const work = async (): Promise<string> => {
+      executions += 1;
+      await gate.promise;
+      throw new HttpError(400, 'Invalid amount');
+    };
+    const { leading, following } = await leaderWithFollowers(work, 2, { errorTtl: 3_000 });
+    gate.resolve();
+
+    expect((await leading).error).toMatchObject({ status: 400 });
+    for (const { error } of await Promise.all(following)) {
+      expect(error).toBeInstanceOf(HttpError);
+    }
+    expect(executions).toBe(3);
+    expect(memory.size).toBe(0);
+  });
+
   it('shares a deterministic error with waiters and caches it for errorTtl', async () => {
     const gate = deferred();
     let executions = 0;
@@ -53,7 +76,10 @@ describe('SingleFlight failures and stored outcomes', () => {
       await gate.promise;
       throw original;
     };
-    const { leading, following } = await leaderWithFollowers(work, 2, { errorTtl: 3_000 });
+    const { leading, following } = await leaderWithFollowers(work, 2, {
+      errorTtl: 3_000,
+      ...httpStatuses,
+    });
     gate.resolve();
 
     expect((await leading).error).toBe(original);
@@ -61,12 +87,12 @@ describe('SingleFlight failures and stored outcomes', () => {
       expect(error).toBeInstanceOf(SharedFlightError);
       expect(error).toMatchObject({ status: 400, body, message: 'Invalid amount' });
     }
-    const cached = await settle(new SingleFlight(coordinator).run('k', work));
+    const cached = await settle(new SingleFlight(coordinator, httpStatuses).run('k', work));
     expect(cached.error).toBeInstanceOf(SharedFlightError);
     expect(executions).toBe(1);
 
     clock.advance(3_000);
-    await settle(new SingleFlight(coordinator).run('k', work));
+    await settle(new SingleFlight(coordinator, httpStatuses).run('k', work));
     expect(executions).toBe(2);
   });
 
@@ -205,7 +231,10 @@ describe('SingleFlight failures and stored outcomes', () => {
       await gate.promise;
       throw new HttpError(422, 'Unprocessable', { dump: 'y'.repeat(2_000) });
     };
-    const { following } = await leaderWithFollowers(work, 1, { maxResultBytes: 500 });
+    const { following } = await leaderWithFollowers(work, 1, {
+      maxResultBytes: 500,
+      ...httpStatuses,
+    });
     gate.resolve();
     const { error } = await following[0]!;
     expect(error).toBeInstanceOf(SharedFlightError);

@@ -1,6 +1,7 @@
 import { createHook } from 'node:async_hooks';
 import {
   FlightBusyError,
+  HttpStatusFailurePolicy,
   InMemoryFlightCoordinator,
   InvalidFlightOptionError,
   SingleFlight,
@@ -92,7 +93,10 @@ describe('SingleFlight housekeeping', () => {
     it('reports a shared deterministic error as failed, with the error and a duration', async () => {
       const failure = new HttpError(404, 'not found');
       const events: unknown[] = [];
-      const flight = new SingleFlight(coordinator, { events: (event) => events.push(event) });
+      const flight = new SingleFlight(coordinator, {
+        events: (event) => events.push(event),
+        failurePolicy: new HttpStatusFailurePolicy(),
+      });
       await settle(flight.run('k', async () => Promise.reject(failure)));
       await settle(flight.run('k', async () => 'never'));
       expect(events).toEqual([

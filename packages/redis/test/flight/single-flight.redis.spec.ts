@@ -2,6 +2,7 @@ import { jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import {
   FlightBusyError,
+  HttpStatusFailurePolicy,
   LeaseLostError,
   SharedFlightError,
   SingleFlight,
@@ -169,9 +170,10 @@ describe('SingleFlight on RedisFlightCoordinator', () => {
   });
 
   it('shares a deterministic error with the waiters and caches it for errorTtl', async () => {
-    const errorTtl = 1_500;
+    // Shares what the same request would fail with again: a 4xx.
+    const sharing = { errorTtl: 1_500, failurePolicy: new HttpStatusFailurePolicy() };
     let busy = 0;
-    const nodes = Array.from({ length: 3 }, () => node({ errorTtl }, () => (busy += 1)));
+    const nodes = Array.from({ length: 3 }, () => node(sharing, () => (busy += 1)));
     const executions = counter();
     const key = randomUUID();
     const keys = flightKeys(prefix, key);
@@ -199,12 +201,12 @@ describe('SingleFlight on RedisFlightCoordinator', () => {
 
     const ttl = await redis.pttl(keys.error);
     expect(ttl).toBeGreaterThan(0);
-    expect(ttl).toBeLessThanOrEqual(errorTtl);
-    await expect(node({ errorTtl }).run(key, work)).rejects.toBeInstanceOf(SharedFlightError);
+    expect(ttl).toBeLessThanOrEqual(sharing.errorTtl);
+    await expect(node(sharing).run(key, work)).rejects.toBeInstanceOf(SharedFlightError);
     expect(await executions.count()).toBe(1);
 
     await eventually(async () => (await redis.exists(keys.error)) === 0, 'the error to expire');
-    const again = node({ errorTtl }).run(key, async () => {
+    const again = node(sharing).run(key, async () => {
       await executions.hit();
       return 'fixed';
     });
