@@ -13,18 +13,6 @@ export class RouteOptionsError extends OncelyError {
   }
 }
 
-/** A header name that must never be replayed was put on the replay allowlist. */
-export class ReplayHeaderPolicyError extends OncelyError {
-  readonly code = 'replay_header_refused';
-
-  constructor(
-    readonly header: string,
-    readonly reason: string,
-  ) {
-    super(`The header "${header}" cannot be replayed: ${reason}. Remove it from replayHeaders.`);
-  }
-}
-
 /** Two routes claim one operation and not both say `shared: true`. Raised at start-up. */
 export class OperationClaimConflictError extends OncelyError {
   readonly code = 'operation_claim_conflict';
@@ -45,20 +33,6 @@ export class OperationClaimConflictError extends OncelyError {
           ? ', so one route would replay the responses the other one produced'
           : ' with different key shapes, so their keys could never match and one would silently shadow the other'
       }. Give one of them its own operation name, or mark both with shared: true if they really are one operation.`,
-    );
-  }
-}
-
-/** A protected handler produced a response oncely cannot keep or share (a stream, a file). */
-export class UnsupportedResponseError extends OncelyError {
-  readonly code = 'unsupported_response';
-
-  constructor(
-    readonly route: string,
-    readonly kind: string,
-  ) {
-    super(
-      `${route} returned ${kind}, which oncely cannot store or replay. Return a JSON value or a Buffer, or take this route out of oncely's protection (its @IdempotentKey/@SingleFlight decorators, or its oncely middleware) and store the file elsewhere, returning its id.`,
     );
   }
 }

@@ -8,3 +8,5 @@ export * from './http-response.js';
 export * from './response-capture.js';
 export * from './response-writer.js';
 export * from './http-status-failure.policy.js';
+export * from './replay-header-policy.error.js';
+export * from './unsupported-response.error.js';

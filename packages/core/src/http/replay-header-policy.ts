@@ -1,4 +1,4 @@
-import { ReplayHeaderPolicyError } from '../call/route-setup.errors.js';
+import { ReplayHeaderPolicyError } from './replay-header-policy.error.js';
 
 /** Headers that describe the representation or resource, the same on every replay. */
 export const DEFAULT_REPLAY_HEADERS: readonly string[] = [

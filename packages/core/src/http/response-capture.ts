@@ -4,7 +4,7 @@ import type { HttpResponse } from './http-response.js';
 import { headerFields } from './replay-header-policy.js';
 import { PayloadTooLargeError } from './request-rejected.errors.js';
 import { writeHttpResponse } from './response-writer.js';
-import { UnsupportedResponseError } from '../call/route-setup.errors.js';
+import { UnsupportedResponseError } from './unsupported-response.error.js';
 
 export interface ResponseCaptureOptions {
   /** Route name, for error messages. */
