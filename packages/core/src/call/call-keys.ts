@@ -6,12 +6,8 @@ import {
   IdempotencyKeyMalformedError,
   IdempotencyKeyMissingError,
 } from '../http/idempotency-key.errors.js';
-import {
-  CLIENT_IDEMPOTENCY_KEY,
-  type CallKeyContext,
-  type ProtectedRoute,
-  type ResolvedIdempotentRoute,
-} from './protected-route.js';
+import type { ProtectedRoute, ResolvedIdempotentRoute } from './protected-route.js';
+import { CLIENT_IDEMPOTENCY_KEY, type CallKeyContext } from './route-key-spec.js';
 import { UnauthenticatedError } from '../http/request-rejected.errors.js';
 
 /** The keys one request is protected by. */

@@ -1,6 +1,5 @@
-import { describeOptionValue } from '../errors/describe-option-value.js';
-import type { KeyContext, KeyFieldSource, KeySpec } from '../key/key.types.js';
-import { KEY_SPEC_PROPERTIES, validateKeySpec } from '../key/key-spec.compiler.js';
+import type { KeySpec } from '../key/key.types.js';
+import { validateKeySpec } from '../key/key-spec.compiler.js';
 import { ReplayHeaderPolicy } from '../http/replay-header-policy.js';
 import type {
   IdempotencyKeyMode,
@@ -8,13 +7,15 @@ import type {
   ProtectionDefaults,
   SingleFlightRouteOptions,
 } from './route-options.js';
+import { describeKeyShape, specOf, withClientKeyTarget } from './route-key-spec.js';
+import {
+  IDEMPOTENT_OPTION_NAMES,
+  OptionChecker,
+  SINGLE_FLIGHT_OPTION_NAMES,
+} from './route-option.checker.js';
 import { RouteOptionsError } from './route-setup.errors.js';
 
-/** The parsed client key, handed to the key builder next to the request context. */
-export const CLIENT_IDEMPOTENCY_KEY = Symbol('oncely:client-idempotency-key');
-
-/** A key context that may carry the parsed client `Idempotency-Key`. */
-export type CallKeyContext = KeyContext & { readonly [CLIENT_IDEMPOTENCY_KEY]?: string };
+export { MAX_TIMER_MS } from './route-option.checker.js';
 
 interface ResolvedCommon {
   /** The spec as declared, with the namespace filled in. */
@@ -61,37 +62,6 @@ export interface ProtectedRoute {
   readonly singleFlight?: ResolvedSingleFlightRoute;
 }
 
-const COMMON_KEYS = [
-  'shared',
-  'maxResponseBytes',
-  'missingUserStatus',
-  'replayHeaders',
-  'maxDuration',
-];
-const IDEMPOTENT_KEYS = new Set<string>([
-  ...KEY_SPEC_PROPERTIES,
-  ...COMMON_KEYS,
-  'idempotencyKey',
-  'header',
-  'transactional',
-  'onBusy',
-  'wait',
-  'leaseTtl',
-  'retention',
-  'replayCacheTtl',
-]);
-const SINGLE_FLIGHT_KEYS = new Set<string>([
-  ...KEY_SPEC_PROPERTIES,
-  ...COMMON_KEYS,
-  'leaseTtl',
-  'resultTtl',
-  'errorTtl',
-  'wait',
-  'onBusy',
-  'onCoordinatorDown',
-]);
-/** Node's largest timer delay; a longer one fires at once. */
-export const MAX_TIMER_MS = 2_147_483_647;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9a-z-]+$/;
 
 /**
@@ -148,7 +118,7 @@ function resolveIdempotent(
   options: IdempotentRouteOptions,
   defaults: ProtectionDefaults,
 ): ResolvedIdempotentRoute {
-  const check = new OptionChecker(route, options, IDEMPOTENT_KEYS);
+  const check = new OptionChecker(route, options, IDEMPOTENT_OPTION_NAMES);
   const common = resolveCommon(check, options, defaults);
   const idempotencyKey = check.oneOf(
     'idempotencyKey',
@@ -167,10 +137,7 @@ function resolveIdempotent(
   }
   return {
     ...common,
-    specWithClientKey: {
-      ...common.spec,
-      target: [...sources(common.spec.target), clientIdempotencyKey],
-    },
+    specWithClientKey: withClientKeyTarget(common.spec),
     idempotencyKey,
     header,
     transactional: check.boolean('transactional', false),
@@ -187,7 +154,7 @@ function resolveSingleFlight(
   options: SingleFlightRouteOptions,
   defaults: ProtectionDefaults,
 ): ResolvedSingleFlightRoute {
-  const check = new OptionChecker(route, options, SINGLE_FLIGHT_KEYS);
+  const check = new OptionChecker(route, options, SINGLE_FLIGHT_OPTION_NAMES);
   return {
     ...resolveCommon(check, options, defaults),
     leaseTtl: check.duration('leaseTtl', defaults.leaseTtl, 1),
@@ -226,114 +193,4 @@ function resolveCommon(
     replayHeaders: ReplayHeaderPolicy.create([...defaults.replayHeaders, ...replayHeaders]),
     maxDuration: check.timer('maxDuration', defaults.maxDuration),
   };
-}
-
-function specOf(options: RouteKeySpecLike, defaults: ProtectionDefaults): KeySpec {
-  const spec: Record<string, unknown> = {};
-  for (const key of KEY_SPEC_PROPERTIES) {
-    if (options[key] !== undefined) spec[key] = options[key];
-  }
-  spec.namespace ??= defaults.namespace;
-  if (spec.fingerprintBits === undefined && defaults.fingerprintBits !== undefined) {
-    spec.fingerprintBits = defaults.fingerprintBits;
-  }
-  return spec as unknown as KeySpec;
-}
-
-type RouteKeySpecLike = Partial<Record<(typeof KEY_SPEC_PROPERTIES)[number], unknown>>;
-
-function sources(value: KeySpec['target']): KeyFieldSource[] {
-  if (value === undefined) return [];
-  return Array.isArray(value) ? [...(value as KeyFieldSource[])] : [value as KeyFieldSource];
-}
-
-/** Target source reading the parsed client key; named so a missing key names it. */
-function clientIdempotencyKey(ctx: KeyContext): unknown {
-  return (ctx as CallKeyContext)[CLIENT_IDEMPOTENCY_KEY];
-}
-
-/**
- * How a route builds its key, as text: two routes with equal shapes build comparable keys for
- * equal requests. Functions are described by their source text.
- */
-function describeKeyShape(
-  spec: KeySpec,
-  options: IdempotentRouteOptions | SingleFlightRouteOptions,
-): string {
-  const { namespace: _namespace, operation: _operation, version: _version, ...shape } = spec;
-  const clientKey = 'idempotencyKey' in options ? (options.idempotencyKey ?? 'required') : 'none';
-  return JSON.stringify({ ...shape, clientKey }, (_key, value: unknown) =>
-    typeof value === 'function' ? `function ${value.toString()}` : value,
-  );
-}
-
-/** Reads and checks options one by one, failing with the route and the option's name. */
-class OptionChecker {
-  constructor(
-    readonly route: string,
-    private readonly options: object,
-    private readonly allowed: ReadonlySet<string>,
-  ) {}
-
-  fail(option: string, problem: string): never {
-    throw new RouteOptionsError(this.route, option, problem);
-  }
-
-  unknownKeys(): void {
-    for (const key of Object.keys(this.options)) {
-      if (!this.allowed.has(key)) {
-        this.fail(key, `unknown option. Known options: ${[...this.allowed].join(', ')}.`);
-      }
-    }
-  }
-
-  value(option: string, fallback: unknown, valid: (value: unknown) => boolean): unknown {
-    const value = (this.options as Record<string, unknown>)[option];
-    if (value === undefined) return fallback;
-    if (!valid(value)) this.fail(option, `unexpected value ${describeOptionValue(value)}`);
-    return value;
-  }
-
-  boolean(option: string, fallback: boolean): boolean {
-    const value = (this.options as Record<string, unknown>)[option];
-    if (value === undefined) return fallback;
-    if (typeof value !== 'boolean')
-      this.fail(option, `must be true or false, got ${describeOptionValue(value)}`);
-    return value;
-  }
-
-  oneOf<T extends string | number>(option: string, allowed: readonly T[], fallback: T): T {
-    const value = (this.options as Record<string, unknown>)[option];
-    if (value === undefined) return fallback;
-    if (!allowed.includes(value as T)) {
-      this.fail(
-        option,
-        `must be one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}, got ${describeOptionValue(value)}`,
-      );
-    }
-    return value as T;
-  }
-
-  /** A whole number of milliseconds a timer can wait (Node fires longer ones at once). */
-  timer(option: string, fallback: number): number {
-    const value = (this.options as Record<string, unknown>)[option] ?? fallback;
-    if (!Number.isSafeInteger(value) || (value as number) < 1 || (value as number) > MAX_TIMER_MS) {
-      this.fail(
-        option,
-        `must be a whole number of milliseconds from 1 to ${MAX_TIMER_MS}, got ${describeOptionValue(value)}`,
-      );
-    }
-    return value as number;
-  }
-
-  duration(option: string, fallback: number, min: number): number {
-    const value = (this.options as Record<string, unknown>)[option] ?? fallback;
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < min) {
-      this.fail(
-        option,
-        `must be a finite number of at least ${min} (milliseconds or bytes), got ${describeOptionValue(value)}`,
-      );
-    }
-    return value;
-  }
 }
