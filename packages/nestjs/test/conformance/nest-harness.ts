@@ -61,60 +61,66 @@ async function startNestApp(
 ): Promise<ConformanceApp> {
   const tap = new StorageTap();
   const engines = await backend.engines();
-  const controllers: Type[] = [IdempotentRoutesController, SingleFlightRoutesController];
-  if (settings.collidingRoutes) {
-    controllers.push(...collisionControllers(settings.collidingRoutes === 'shared'));
-  }
-  const serializerFirst = settings.serializer === SERIALIZER[1];
-  const moduleRef = await Test.createTestingModule({
-    imports: [
-      ...(serializerFirst ? [SerializerModule] : []),
-      OncelyModule.forRoot({
-        namespace: settings.namespace,
-        coordinator: tap.flightCoordinator(engines.coordinator),
-        store: tap.recordStore(engines.store),
-        keyContext: principalFallback,
-        ...(backend.encryption && { encryption: backend.encryption }),
-        ...(settings.recordQuota && {
-          recordQuota: { quota: new InMemoryRecordQuota(), ...settings.recordQuota },
+  // A boot that fails (a refused option, clashing routes) still frees the backend's engines.
+  try {
+    const controllers: Type[] = [IdempotentRoutesController, SingleFlightRoutesController];
+    if (settings.collidingRoutes) {
+      controllers.push(...collisionControllers(settings.collidingRoutes === 'shared'));
+    }
+    const serializerFirst = settings.serializer === SERIALIZER[1];
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        ...(serializerFirst ? [SerializerModule] : []),
+        OncelyModule.forRoot({
+          namespace: settings.namespace,
+          coordinator: tap.flightCoordinator(engines.coordinator),
+          store: tap.recordStore(engines.store),
+          keyContext: principalFallback,
+          ...(backend.encryption && { encryption: backend.encryption }),
+          ...(settings.recordQuota && {
+            recordQuota: { quota: new InMemoryRecordQuota(), ...settings.recordQuota },
+          }),
         }),
-      }),
-    ],
-    controllers,
-    providers: [
-      { provide: ConformanceProbe, useValue: settings.probe },
-      { provide: APP_GUARD, useClass: ConformanceAuthGuard },
-      ...(serializerFirst ? [] : [SERIALIZER_PROVIDER]),
-      ...(settings.catchAll === 'APP_FILTER'
-        ? [{ provide: APP_FILTER, useClass: AllExceptionsFilter }]
-        : []),
-    ],
-  }).compile();
-  const app: INestApplication =
-    platform === 'express'
-      ? moduleRef.createNestApplication({ logger: false })
-      : moduleRef.createNestApplication<NestFastifyApplication>(
-          new FastifyAdapter({ bodyLimit: 100 * 1024 }),
-          { logger: false },
-        );
-  app.useGlobalPipes(new ValidationPipe({ whitelist: true }));
-  if (settings.catchAll === 'useGlobalFilters') {
-    app.useGlobalFilters(new AllExceptionsFilter(app.get(HttpAdapterHost)));
+      ],
+      controllers,
+      providers: [
+        { provide: ConformanceProbe, useValue: settings.probe },
+        { provide: APP_GUARD, useClass: ConformanceAuthGuard },
+        ...(serializerFirst ? [] : [SERIALIZER_PROVIDER]),
+        ...(settings.catchAll === 'APP_FILTER'
+          ? [{ provide: APP_FILTER, useClass: AllExceptionsFilter }]
+          : []),
+      ],
+    }).compile();
+    const app: INestApplication =
+      platform === 'express'
+        ? moduleRef.createNestApplication({ logger: false })
+        : moduleRef.createNestApplication<NestFastifyApplication>(
+            new FastifyAdapter({ bodyLimit: 100 * 1024 }),
+            { logger: false },
+          );
+    app.useGlobalPipes(new ValidationPipe({ whitelist: true }));
+    if (settings.catchAll === 'useGlobalFilters') {
+      app.useGlobalFilters(new AllExceptionsFilter(app.get(HttpAdapterHost)));
+    }
+    if (settings.timeoutLayer) app.useGlobalInterceptors(new TimeoutInterceptor());
+    await app.listen(0, '127.0.0.1');
+    const server = app.getHttpServer() as Server;
+    const { port } = server.address() as { port: number };
+    return {
+      baseUrl: `http://127.0.0.1:${port}`,
+      close: async () => {
+        server.closeAllConnections();
+        await app.close();
+        await engines.release();
+      },
+      records: async () => tap.records(),
+      storedText: async () => (await engines.rawStoredText(settings.namespace)) ?? tap.storedText(),
+    };
+  } catch (error) {
+    await engines.release();
+    throw error;
   }
-  if (settings.timeoutLayer) app.useGlobalInterceptors(new TimeoutInterceptor());
-  await app.listen(0, '127.0.0.1');
-  const server = app.getHttpServer() as Server;
-  const { port } = server.address() as { port: number };
-  return {
-    baseUrl: `http://127.0.0.1:${port}`,
-    close: async () => {
-      server.closeAllConnections();
-      await app.close();
-      await engines.release();
-    },
-    records: async () => tap.records(),
-    storedText: async () => (await engines.rawStoredText(settings.namespace)) ?? tap.storedText(),
-  };
 }
 
 export function nestHarness(
