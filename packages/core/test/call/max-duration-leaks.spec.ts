@@ -118,6 +118,11 @@ describe.each(backends)('maxDuration over 1 000 hung keys, %s', (_, backendOf) =
     }).enable();
 
     await runAll('hung', HUNG_KEYS);
+    // Node reports a cleared timer's end on a later turn of the event loop, in batches; the
+    // assertion below names whatever is still alive after that.
+    await eventually(() => oncelyTimers.size === 0, "oncely's timers to end").catch(
+      () => undefined,
+    );
     timers.disable();
 
     expect(await backend.leftovers()).toBe(0);
