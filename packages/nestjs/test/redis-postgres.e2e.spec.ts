@@ -354,11 +354,9 @@ describe('an ioredis client as coordinator and Redis record store (no SQL)', () 
   const keyPrefix = `oncely-nest-${randomUUID().slice(0, 8)}:`;
   let client: Redis;
   let app: INestApplication;
-
-  beforeAll(async () => {
-    await requireService('redis');
-    client = new Redis({ ...services.redis });
-    app = await createTestApp(
+  /** One app on fresh adapters around the one client: each app closes its own adapters. */
+  const startApp = () =>
+    createTestApp(
       'express',
       {
         namespace,
@@ -367,6 +365,11 @@ describe('an ioredis client as coordinator and Redis record store (no SQL)', () 
       },
       [OrdersController],
     );
+
+  beforeAll(async () => {
+    await requireService('redis');
+    client = new Redis({ ...services.redis });
+    app = await startApp();
   });
 
   afterAll(async () => {
@@ -397,15 +400,7 @@ describe('an ioredis client as coordinator and Redis record store (no SQL)', () 
     expect(await redisKeys(client, `${keyPrefix}*:record`)).toHaveLength(1);
     await app.close();
     expect(client.status).toBe('ready');
-    app = await createTestApp(
-      'express',
-      {
-        namespace,
-        coordinator: new RedisFlightCoordinator(client),
-        store: new RedisIdempotencyRecordStore(client, { keyPrefix }),
-      },
-      [OrdersController],
-    );
+    app = await startApp();
     const afterRestart = await send();
     expect(afterRestart.headers['idempotent-replayed']).toBe('true');
     expect(afterRestart.body).toEqual(first.body);
