@@ -27,6 +27,7 @@ const swcTransform: Config['transform'] = {
 
 const workspaceAliases: Record<string, string> = {
   '^@oncely/core$': '<rootDir>/packages/core/src/index.ts',
+  '^@oncely/core/adapter$': '<rootDir>/packages/core/src/adapter.ts',
   '^@oncely/core/testing$': '<rootDir>/packages/core/src/testing/index.ts',
   '^@oncely/redis$': '<rootDir>/packages/redis/src/index.ts',
   '^@oncely/typeorm$': '<rootDir>/packages/typeorm/src/index.ts',

@@ -5,7 +5,8 @@
  * handler).
  * Prints one JSON line: heap after a forced GC before and after, and the peak in between.
  */
-import { createOncelyEngine, resolveCallKeys, type HttpResponse } from '@oncely/core';
+import { createOncelyEngine } from '@oncely/core';
+import { resolveCallKeys, type HttpResponse } from '@oncely/core/adapter';
 import { RedisFlightCoordinator } from '@oncely/redis';
 
 const keys = Number(process.env.BENCH_MEMORY_KEYS ?? 1_000_000);

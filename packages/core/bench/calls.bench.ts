@@ -13,17 +13,19 @@
  */
 import { loadavg } from 'node:os';
 import {
-  DEFAULT_PROTECTION,
   InMemoryFlightCoordinator,
   InMemoryIdempotencyRecordStore,
+  type KeyContext,
+} from '@oncely/core';
+import {
+  DEFAULT_PROTECTION,
   ProtectedCallExecutor,
   createProtectionEngines,
   defineProtectedRoute,
   resolveCallKeys,
   type HttpResponse,
-  type KeyContext,
   type ProtectedRoute,
-} from '@oncely/core';
+} from '@oncely/core/adapter';
 
 const ROUNDS = 7;
 const ITERATIONS = Number(process.env.BENCH_CALLS_ITERATIONS ?? 50_000);

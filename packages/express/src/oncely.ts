@@ -1,13 +1,12 @@
 import {
   RouteOptionsError,
   createOncelyEngine,
-  requireFunction,
   type IdempotencyRecordStore,
   type OncelyEngine,
   type OperationRegistry,
-  type ProtectedRoute,
   type ProtectionDefaults,
 } from '@oncely/core';
+import { requireFunction, type ProtectedRoute } from '@oncely/core/adapter';
 import type { Request, RequestHandler } from 'express';
 import type {
   BodyValidator,

@@ -1,12 +1,11 @@
+import { toProblemResponse, type KeyContext } from '@oncely/core';
 import {
   resolveCallKeys,
-  toProblemResponse,
   writeHttpResponse,
   type HttpResponse,
-  type KeyContext,
   type ProtectedCallExecutor,
   type ProtectedRoute,
-} from '@oncely/core';
+} from '@oncely/core/adapter';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { reportDownstreamErrors } from './downstream-errors.js';
 import type { BodyValidator } from './oncely-express-options.interface.js';

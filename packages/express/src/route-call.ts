@@ -1,10 +1,10 @@
+import { type HandlerContext } from '@oncely/core';
 import {
   ResponseCapture,
   handlerContext,
-  type HandlerContext,
   type HttpResponse,
   type ProtectedRoute,
-} from '@oncely/core';
+} from '@oncely/core/adapter';
 import type { NextFunction, Request, Response } from 'express';
 
 const CALLS = Symbol('oncely:route-calls');

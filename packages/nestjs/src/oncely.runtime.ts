@@ -1,11 +1,13 @@
 import {
   createOncelyEngine,
-  requireFunction,
   type OncelyEngine,
-  type ProtectedCallExecutor,
-  type ProtectedRoute,
   type ProtectedRouteDeclaration,
 } from '@oncely/core';
+import {
+  requireFunction,
+  type ProtectedCallExecutor,
+  type ProtectedRoute,
+} from '@oncely/core/adapter';
 import type {
   OncelyModuleOptions,
   OncelyValidationOptions,

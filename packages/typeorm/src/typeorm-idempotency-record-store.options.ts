@@ -1,4 +1,4 @@
-import type { Clock } from '@oncely/core';
+import type { Clock } from '@oncely/core/adapter';
 
 export interface TypeOrmIdempotencyRecordStoreOptions {
   /**

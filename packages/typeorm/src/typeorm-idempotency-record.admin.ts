@@ -1,14 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import {
-  decodeStoredResponse,
-  recordKeyHash,
-  systemClock,
-  type Clock,
   type ForceReleaseOutcome,
   type IdempotencyRecordAdmin,
   type RecordInspection,
   type StoredResponse,
 } from '@oncely/core';
+import { decodeStoredResponse, recordKeyHash, systemClock, type Clock } from '@oncely/core/adapter';
 import type { DataSource } from 'typeorm';
 import { recordDialectOf } from './record-dialect.js';
 import { recordTableName } from './record-table.js';

@@ -1,20 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import {
   LeaseLostError,
-  decodeStoredResponse,
-  encodeStoredResponse,
-  positiveWholeNumber,
-  recordKeyHash,
-  systemClock,
   type BeginOptions,
   type BeginOutcome,
-  type Clock,
-  type EncodedResponse,
   type RecordLease,
   type StoredResponse,
   type TransactionalCompletion,
   type TransactionalIdempotencyRecordStore,
 } from '@oncely/core';
+import {
+  decodeStoredResponse,
+  encodeStoredResponse,
+  positiveWholeNumber,
+  recordKeyHash,
+  systemClock,
+  type Clock,
+  type EncodedResponse,
+} from '@oncely/core/adapter';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import {
   discardIfSessionEnded,

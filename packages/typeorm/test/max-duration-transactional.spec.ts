@@ -1,16 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import {
-  DEFAULT_PROTECTION,
   InMemoryFlightCoordinator,
   MaxDurationExceededError,
+  toProblemResponse,
+  type HandlerContext,
+} from '@oncely/core';
+import {
+  DEFAULT_PROTECTION,
   ProtectedCallExecutor,
   createProtectionEngines,
   defineProtectedRoute,
   resolveCallKeys,
-  toProblemResponse,
-  type HandlerContext,
   type HttpResponse,
-} from '@oncely/core';
+} from '@oncely/core/adapter';
 import { TypeOrmIdempotencyRecordStore } from '@oncely/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { deferred } from './support/deferred.js';

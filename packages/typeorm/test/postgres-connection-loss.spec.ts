@@ -3,11 +3,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import {
   LeaseLostError,
   RecordStoreUnavailableError,
-  recordKeyHash,
   type BeginOutcome,
   type RecordLease,
   type StoredResponse,
 } from '@oncely/core';
+import { recordKeyHash } from '@oncely/core/adapter';
 import { TypeOrmIdempotencyRecordStore } from '@oncely/typeorm';
 import type { DataSource, QueryRunner } from 'typeorm';
 import { deferred } from './support/deferred.js';

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import {
   LeaseLostError,
-  recordKeyHash,
   type BeginOutcome,
   type RecordLease,
   type StoredResponse,
 } from '@oncely/core';
+import { recordKeyHash } from '@oncely/core/adapter';
 import {
   IdempotencyRecord,
   TypeOrmIdempotencyRecordStore,

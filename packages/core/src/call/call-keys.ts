@@ -1,4 +1,4 @@
-import { buildKey } from '../key/index.js';
+import { buildKey } from '../key/build-key.js';
 import { MissingKeyFieldError } from '../key/missing-key-field.error.js';
 import type { BusinessKey, KeyContext, KeySpec } from '../key/key.types.js';
 import { parseIdempotencyKeyHeader } from '../http/idempotency-key-header.js';

@@ -1,8 +1,8 @@
-import { OncelyError } from '../errors/oncely-error.js';
+import { OncelyConfigurationError } from '../errors/oncely-configuration.error.js';
 
 /** Options given to a route (a decorator or a middleware) are invalid. Raised at start-up. */
-export class RouteOptionsError extends OncelyError {
-  readonly code = 'route_options';
+export class RouteOptionsError extends OncelyConfigurationError {
+  override readonly code = 'route_options';
 
   constructor(
     readonly route: string,
@@ -14,8 +14,8 @@ export class RouteOptionsError extends OncelyError {
 }
 
 /** Two routes claim one operation and not both say `shared: true`. Raised at start-up. */
-export class OperationClaimConflictError extends OncelyError {
-  readonly code = 'operation_claim_conflict';
+export class OperationClaimConflictError extends OncelyConfigurationError {
+  override readonly code = 'operation_claim_conflict';
 
   /**
    * @param sameShape whether both routes build their keys the same way; then they would replay
@@ -38,8 +38,8 @@ export class OperationClaimConflictError extends OncelyError {
 }
 
 /** A `transactional` route runs on a record store that cannot join the handler's transaction. */
-export class TransactionalStoreRequiredError extends OncelyError {
-  readonly code = 'transactional_store_required';
+export class TransactionalStoreRequiredError extends OncelyConfigurationError {
+  override readonly code = 'transactional_store_required';
 
   constructor(readonly route: string) {
     super(

@@ -1,12 +1,12 @@
 import { describeOptionValue } from '../errors/describe-option-value.js';
-import { OncelyError } from '../errors/oncely-error.js';
+import { OncelyConfigurationError } from '../errors/oncely-configuration.error.js';
 
 /**
  * An option or argument of SingleFlight (engine default, per-run option) or of a coordinator has
  * a value they cannot work with.
  */
-export class InvalidFlightOptionError extends OncelyError {
-  readonly code = 'invalid_flight_option';
+export class InvalidFlightOptionError extends OncelyConfigurationError {
+  override readonly code = 'invalid_flight_option';
 
   constructor(
     readonly option: string,

@@ -1,8 +1,8 @@
-import { OncelyError } from '../errors/oncely-error.js';
+import { OncelyConfigurationError } from '../errors/oncely-configuration.error.js';
 
 /** A header name that must never be replayed was put on the replay allowlist. */
-export class ReplayHeaderPolicyError extends OncelyError {
-  readonly code = 'replay_header_refused';
+export class ReplayHeaderPolicyError extends OncelyConfigurationError {
+  override readonly code = 'replay_header_refused';
 
   constructor(
     readonly header: string,

@@ -1,11 +1,11 @@
-import { OncelyError } from '../errors/oncely-error.js';
+import { OncelyConfigurationError } from '../errors/oncely-configuration.error.js';
 
 /**
  * A key spec is malformed: a programming error, raised when the spec is first validated (at
  * decoration time through `validateKeySpec`, or on the first `buildKey`), never per request.
  */
-export class KeySpecError extends OncelyError {
-  readonly code = 'key_spec_invalid';
+export class KeySpecError extends OncelyConfigurationError {
+  override readonly code = 'key_spec_invalid';
 
   /**
    * @param spec `namespace:operation` of the offending spec, as far as it is known.

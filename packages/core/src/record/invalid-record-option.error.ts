@@ -1,8 +1,8 @@
-import { OncelyError } from '../errors/oncely-error.js';
+import { OncelyConfigurationError } from '../errors/oncely-configuration.error.js';
 
 /** A duration or size handed to a record store is not a positive whole number. */
-export class InvalidRecordOptionError extends OncelyError {
-  readonly code = 'invalid_record_option';
+export class InvalidRecordOptionError extends OncelyConfigurationError {
+  override readonly code = 'invalid_record_option';
 
   constructor(
     readonly option: string,

@@ -1,13 +1,12 @@
 import { jest } from '@jest/globals';
+import { MaxDurationExceededError, SingleFlight } from '@oncely/core';
 import {
   DEFAULT_PROTECTION,
-  MaxDurationExceededError,
-  SingleFlight,
   defineProtectedRoute,
   resolveCallKeys,
   type HttpResponse,
   type ProtectedRoute,
-} from '@oncely/core';
+} from '@oncely/core/adapter';
 import { createHook } from 'node:async_hooks';
 import v8 from 'node:v8';
 import vm from 'node:vm';

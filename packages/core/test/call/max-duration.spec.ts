@@ -1,20 +1,22 @@
 import { jest } from '@jest/globals';
 import {
-  DEFAULT_PROTECTION,
   LeaseLostError,
   MaxDurationExceededError,
   OncelyConfigurationError,
   ProblemType,
   RouteOptionsError,
   SingleFlight,
+  toProblemResponse,
+} from '@oncely/core';
+import {
+  DEFAULT_PROTECTION,
   checkRouteOptions,
   defineProtectedRoute,
   resolveCallKeys,
-  resolveProtectionDefaults,
-  toProblemResponse,
   type HttpResponse,
   type ProtectedRoute,
-} from '@oncely/core';
+} from '@oncely/core/adapter';
+import { resolveProtectionDefaults } from '../../src/engine/protection-setup.js';
 import {
   answered,
   backends,

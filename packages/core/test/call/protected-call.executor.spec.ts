@@ -1,24 +1,26 @@
 import { jest } from '@jest/globals';
 import {
-  DEFAULT_PROTECTION,
   IdempotencyConflictError,
   IdempotencyMismatchError,
   InMemoryFlightCoordinator,
   InMemoryIdempotencyRecordStore,
   LeaseLostError,
   PayloadTooLargeError,
-  ProtectedCallExecutor,
   REPLAYED_HEADER,
   TransactionalStoreRequiredError,
+  type IdempotentRouteOptions,
+  type OncelyEvent,
+  type SingleFlightRouteOptions,
+} from '@oncely/core';
+import {
+  DEFAULT_PROTECTION,
+  ProtectedCallExecutor,
   createProtectionEngines,
   defineProtectedRoute,
   resolveCallKeys,
   type HttpResponse,
-  type IdempotentRouteOptions,
-  type OncelyEvent,
   type ProtectedRoute,
-  type SingleFlightRouteOptions,
-} from '@oncely/core';
+} from '@oncely/core/adapter';
 
 const defaults = { ...DEFAULT_PROTECTION, namespace: 'exec' };
 

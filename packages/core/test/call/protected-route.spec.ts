@@ -1,16 +1,14 @@
 import {
-  DEFAULT_PROTECTION,
   IdempotencyKeyMalformedError,
   IdempotencyKeyMissingError,
   MissingKeyFieldError,
   OperationClaimConflictError,
-  OperationRegistry,
   RouteOptionsError,
   UnauthenticatedError,
-  defineProtectedRoute,
-  resolveCallKeys,
   type IdempotentRouteOptions,
 } from '@oncely/core';
+import { DEFAULT_PROTECTION, defineProtectedRoute, resolveCallKeys } from '@oncely/core/adapter';
+import { OperationRegistry } from '../../src/call/operation-registry.js';
 
 const defaults = { ...DEFAULT_PROTECTION, namespace: 'shop' };
 const ctx = (headers: Record<string, string>, user: unknown = { tenantId: 't-1' }) => ({

@@ -1,12 +1,14 @@
 import {
   InMemoryFlightCoordinator,
-  type ProtectedCallEngines,
   InMemoryIdempotencyRecordStore,
-  ProtectedCallExecutor,
-  createProtectionEngines,
   type FlightCoordinator,
   type IdempotencyRecordStore,
 } from '@oncely/core';
+import {
+  type ProtectedCallEngines,
+  ProtectedCallExecutor,
+  createProtectionEngines,
+} from '@oncely/core/adapter';
 import { RedisFlightCoordinator, RedisIdempotencyRecordStore } from '@oncely/redis';
 import { requireService, services } from '@oncely/testing-kit';
 import { randomUUID } from 'node:crypto';

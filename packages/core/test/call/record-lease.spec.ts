@@ -1,15 +1,17 @@
 import {
-  DEFAULT_PROTECTION,
   InMemoryFlightCoordinator,
   InMemoryIdempotencyRecordStore,
   LeaseLostError,
+  type OncelyEvent,
+  type RecordLease,
+} from '@oncely/core';
+import {
+  DEFAULT_PROTECTION,
   ProtectedCallExecutor,
   createProtectionEngines,
   defineProtectedRoute,
   resolveCallKeys,
-  type OncelyEvent,
-  type RecordLease,
-} from '@oncely/core';
+} from '@oncely/core/adapter';
 
 /** A store whose renewals fail, as one that has become unreachable mid-call. */
 class UnreachableOnRenewStore extends InMemoryIdempotencyRecordStore {

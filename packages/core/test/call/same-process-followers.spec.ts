@@ -1,16 +1,18 @@
 import { jest } from '@jest/globals';
 import {
-  DEFAULT_PROTECTION,
   FlightBusyError,
   IdempotencyConflictError,
   ProblemType,
+  toProblemResponse,
+} from '@oncely/core';
+import {
+  DEFAULT_PROTECTION,
   defineProtectedRoute,
   resolveCallKeys,
-  toProblemResponse,
   type HttpResponse,
   type ProtectedCallResult,
   type ProtectedRoute,
-} from '@oncely/core';
+} from '@oncely/core/adapter';
 import { answered, backends, gate, type ProtectionBackend } from './protection-nodes.js';
 
 jest.setTimeout(30_000);

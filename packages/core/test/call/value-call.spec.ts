@@ -1,19 +1,21 @@
 import { Readable } from 'node:stream';
 import {
-  DEFAULT_PROTECTION,
   IdempotencyConflictError,
   IdempotencyMismatchError,
   InMemoryFlightCoordinator,
   InMemoryIdempotencyRecordStore,
-  ProtectedCallExecutor,
   UnsupportedResponseError,
+  type OncelyEvent,
+} from '@oncely/core';
+import {
+  DEFAULT_PROTECTION,
+  ProtectedCallExecutor,
   createProtectionEngines,
   defineProtectedRoute,
   resolveCallKeys,
   storedBodyOf,
-  type OncelyEvent,
   type ProtectedRoute,
-} from '@oncely/core';
+} from '@oncely/core/adapter';
 
 const defaults = { ...DEFAULT_PROTECTION, namespace: 'value' };
 

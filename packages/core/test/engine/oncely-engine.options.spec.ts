@@ -5,10 +5,10 @@ import {
   InMemoryRecordQuota,
   OncelyConfigurationError,
   createOncelyEngine,
-  requireFunction,
   type OncelyEngine,
   type OncelyEngineOptions,
 } from '@oncely/core';
+import { requireFunction } from '@oncely/core/adapter';
 import { EncryptedFlightCoordinator } from '../../src/security/encrypted-flight.coordinator.js';
 import { QuotaLimitedIdempotencyRecordStore } from '../../src/security/quota-limited-idempotency-record.store.js';
 

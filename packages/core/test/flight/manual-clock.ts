@@ -1,4 +1,4 @@
-import type { Clock } from '@oncely/core';
+import type { Clock } from '@oncely/core/adapter';
 
 /** A clock that only moves when told to, so TTLs expire without waiting. */
 export class ManualClock implements Clock {

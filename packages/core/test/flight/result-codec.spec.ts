@@ -1,4 +1,5 @@
-import { ResultCodec, ResultNotSerializableError, ResultTooLargeError } from '@oncely/core';
+import { ResultNotSerializableError, ResultTooLargeError } from '@oncely/core';
+import { ResultCodec } from '../../src/flight/result-codec.js';
 
 describe('ResultCodec', () => {
   const codec = new ResultCodec();

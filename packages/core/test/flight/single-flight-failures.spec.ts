@@ -1,5 +1,4 @@
 import {
-  HttpStatusFailurePolicy,
   InMemoryFlightCoordinator,
   ResultTooLargeError,
   SharedFlightError,
@@ -7,6 +6,7 @@ import {
   type OncelyEvent,
   type SingleFlightOptions,
 } from '@oncely/core';
+import { HttpStatusFailurePolicy } from '@oncely/core/adapter';
 import { HttpError, deferred, settle, until } from './flight-test-helpers.js';
 import { InstrumentedCoordinator } from './instrumented-coordinator.js';
 import { ManualClock } from './manual-clock.js';

@@ -1,12 +1,12 @@
 import { createHook } from 'node:async_hooks';
 import {
   FlightBusyError,
-  HttpStatusFailurePolicy,
   InMemoryFlightCoordinator,
   InvalidFlightOptionError,
   SingleFlight,
   type SingleFlightOptions,
 } from '@oncely/core';
+import { HttpStatusFailurePolicy } from '@oncely/core/adapter';
 import { HttpError, deferred, settle, until } from './flight-test-helpers.js';
 import { InstrumentedCoordinator } from './instrumented-coordinator.js';
 import { ManualClock } from './manual-clock.js';

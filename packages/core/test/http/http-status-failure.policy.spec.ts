@@ -1,4 +1,5 @@
-import { HttpStatusFailurePolicy, SharedFlightError } from '@oncely/core';
+import { SharedFlightError } from '@oncely/core';
+import { HttpStatusFailurePolicy } from '@oncely/core/adapter';
 
 class HttpException extends Error {
   constructor(

@@ -1,4 +1,4 @@
-import { parseIdempotencyKeyHeader } from '@oncely/core';
+import { parseIdempotencyKeyHeader } from '../../src/http/idempotency-key-header.js';
 
 describe('parseIdempotencyKeyHeader', () => {
   it.each([

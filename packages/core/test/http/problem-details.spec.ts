@@ -15,9 +15,9 @@ import {
   RecordStoreUnavailableError,
   ResultTooLargeError,
   UnauthenticatedError,
-  retryAfterSeconds,
   toProblemResponse,
 } from '@oncely/core';
+import { retryAfterSeconds } from '../../src/http/problem-details.js';
 
 describe('toProblemResponse', () => {
   it.each([

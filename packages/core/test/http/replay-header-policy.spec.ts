@@ -1,10 +1,9 @@
+import { ReplayHeaderPolicyError } from '@oncely/core';
+import { DEFAULT_REPLAY_HEADERS, ReplayHeaderPolicy } from '../../src/http/replay-header-policy.js';
 import {
-  DEFAULT_REPLAY_HEADERS,
-  ReplayHeaderPolicy,
-  ReplayHeaderPolicyError,
   isDeterministicClientError,
   isStorableStatus,
-} from '@oncely/core';
+} from '../../src/http/response-storage-policy.js';
 
 describe('ReplayHeaderPolicy', () => {
   it('keeps the safe default set and the allowlist, lower-cased, and drops the rest', () => {

@@ -1,9 +1,5 @@
-import {
-  PayloadTooLargeError,
-  ResponseCapture,
-  UnsupportedResponseError,
-  type HttpResponse,
-} from '@oncely/core';
+import { PayloadTooLargeError, UnsupportedResponseError } from '@oncely/core';
+import { ResponseCapture, type HttpResponse } from '@oncely/core/adapter';
 import { createServer, ServerResponse, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';

@@ -3,11 +3,11 @@ import {
   buildKey,
   KeyIgnore,
   KeyInputError,
-  MAX_KEY_LENGTH,
   MissingKeyFieldError,
   type KeyContext,
   type KeySpec,
 } from '@oncely/core';
+import { MAX_KEY_LENGTH } from '../../src/key/key.constants.js';
 
 const spec: KeySpec = {
   namespace: 'shop',

@@ -4,9 +4,9 @@ import {
   KeySpecError,
   type CanonicalizeOptions,
   KeyInputError,
-  MAX_CANONICAL_INPUT_LENGTH,
-  MAX_INPUT_DEPTH,
 } from '@oncely/core';
+import { MAX_INPUT_DEPTH } from '@oncely/core/adapter';
+import { MAX_CANONICAL_INPUT_LENGTH } from '../../src/key/key.constants.js';
 
 function nested(levels: number): unknown {
   let value: unknown = 'leaf';

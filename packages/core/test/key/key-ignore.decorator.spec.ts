@@ -1,4 +1,5 @@
-import { getKeyIgnoredProperties, KeyIgnore, KeySpecError } from '@oncely/core';
+import { KeyIgnore, KeySpecError } from '@oncely/core';
+import { getKeyIgnoredProperties } from '../../src/key/key-ignore.decorator.js';
 
 describe('KeyIgnore', () => {
   class BaseDto {

@@ -4,13 +4,13 @@ import {
   BUSINESS_KEY_PATTERN,
   buildKey,
   canonicalize,
-  KEY_IDENTITY_PATTERN,
   KeyIgnore,
   KeyInputError,
-  MAX_KEY_LENGTH,
   type KeyContext,
   type KeySpec,
 } from '@oncely/core';
+import { KEY_IDENTITY_PATTERN } from '../../src/key/key-grammar.js';
+import { MAX_KEY_LENGTH } from '../../src/key/key.constants.js';
 import { ReferenceRejection, referenceCanonicalize } from './reference-canonical.js';
 
 class PropertyDto {

@@ -3,11 +3,11 @@ import {
   InMemoryIdempotencyRecordStore,
   type BeginOptions,
   type BeginOutcome,
-  type Clock,
   type IdempotencyRecordStore,
   type RecordLease,
   type StoredResponse,
 } from '@oncely/core';
+import { type Clock } from '@oncely/core/adapter';
 import { idempotencyRecordStoreContract } from '@oncely/core/testing';
 
 class FakeClock implements Clock {

@@ -1,4 +1,5 @@
-import type { Clock, RecordLease, StoredResponse } from '@oncely/core';
+import type { RecordLease, StoredResponse } from '@oncely/core';
+import type { Clock } from '@oncely/core/adapter';
 import { InMemoryIdempotencyRecordStore, UnstorableResponseError } from '@oncely/core';
 import { idempotencyRecordStoreContract } from '@oncely/core/testing';
 

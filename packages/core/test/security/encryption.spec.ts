@@ -1,8 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import {
-  EncryptedFlightCoordinator,
-  EncryptedIdempotencyRecordStore,
-  EncryptionKeyring,
   InMemoryFlightCoordinator,
   InMemoryIdempotencyRecordStore,
   OncelyConfigurationError,
@@ -12,6 +9,8 @@ import {
   type RecordLease,
   type StoredResponse,
 } from '@oncely/core';
+import { EncryptedFlightCoordinator, EncryptedIdempotencyRecordStore } from '@oncely/core/adapter';
+import { EncryptionKeyring } from '../../src/security/encryption-keyring.js';
 
 const key = (id: string) => ({ id, secret: randomBytes(32) });
 const options = { leaseTtlMs: 10_000, retentionMs: 60_000 };

@@ -2,10 +2,10 @@ import {
   InMemoryIdempotencyRecordStore,
   InMemoryRecordQuota,
   OncelyConfigurationError,
-  QuotaLimitedIdempotencyRecordStore,
   RecordQuotaExceededError,
   toProblemResponse,
 } from '@oncely/core';
+import { QuotaLimitedIdempotencyRecordStore } from '@oncely/core/adapter';
 import { ManualClock } from '../flight/manual-clock.js';
 
 const options = { leaseTtlMs: 10_000, retentionMs: 600_000 };

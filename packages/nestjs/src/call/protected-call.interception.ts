@@ -1,10 +1,10 @@
 import type { CallHandler, ExecutionContext } from '@nestjs/common';
+import { type KeyContext } from '@oncely/core';
 import {
   resolveCallKeys,
-  type KeyContext,
   type ProtectedCallExecutor,
   type ProtectedRoute,
-} from '@oncely/core';
+} from '@oncely/core/adapter';
 import { lastValueFrom, of, type Observable } from 'rxjs';
 
 /** How one kind of non-HTTP call (a message, a GraphQL operation) reads keys and reports refusals. */

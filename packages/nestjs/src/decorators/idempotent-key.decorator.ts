@@ -1,5 +1,6 @@
 import { SetMetadata } from '@nestjs/common';
-import { checkRouteOptions, type IdempotentRouteOptions } from '@oncely/core';
+import { type IdempotentRouteOptions } from '@oncely/core';
+import { checkRouteOptions } from '@oncely/core/adapter';
 import { IDEMPOTENT_KEY_METADATA } from '../oncely.constants.js';
 import { reportHandlerSettlement } from './handler-settlement.interceptor.js';
 import { routeName } from './route-name.js';

@@ -1,5 +1,6 @@
 import { SetMetadata } from '@nestjs/common';
-import { checkRouteOptions, type SingleFlightRouteOptions } from '@oncely/core';
+import { type SingleFlightRouteOptions } from '@oncely/core';
+import { checkRouteOptions } from '@oncely/core/adapter';
 import { SINGLE_FLIGHT_METADATA } from '../oncely.constants.js';
 import { reportHandlerSettlement } from './handler-settlement.interceptor.js';
 import { routeName } from './route-name.js';

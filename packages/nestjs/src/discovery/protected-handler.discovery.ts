@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnModuleInit, type Type } from '@nestjs/common
 import { PATH_METADATA } from '@nestjs/common/constants.js';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
-import type { ProtectedRoute } from '@oncely/core';
+import type { ProtectedRoute } from '@oncely/core/adapter';
 import { wrapProtectedMethod } from '../method/protected-method.wrapper.js';
 import { ONCELY_RUNTIME } from '../oncely.constants.js';
 import type { OncelyRuntime } from '../oncely.runtime.js';

@@ -1,5 +1,5 @@
 import type { Type } from '@nestjs/common';
-import type { ProtectedRoute } from '@oncely/core';
+import type { ProtectedRoute } from '@oncely/core/adapter';
 
 /** Where a protected handler is called from, which decides how its calls are intercepted. */
 export type ProtectedHandlerKind = 'http' | 'rpc' | 'graphql' | 'method';

@@ -1,9 +1,9 @@
 import type {
   IdempotentRouteOptions,
-  ProtectedRoute,
   ProtectedRouteDeclaration,
   SingleFlightRouteOptions,
 } from '@oncely/core';
+import type { ProtectedRoute } from '@oncely/core/adapter';
 import { IDEMPOTENT_KEY_METADATA, SINGLE_FLIGHT_METADATA } from '../oncely.constants.js';
 
 /**

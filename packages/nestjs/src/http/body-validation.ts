@@ -1,5 +1,6 @@
 import type { Type } from '@nestjs/common';
-import { InvalidBodyError, MAX_INPUT_DEPTH, type BodyViolation } from '@oncely/core';
+import { InvalidBodyError, type BodyViolation } from '@oncely/core';
+import { MAX_INPUT_DEPTH } from '@oncely/core/adapter';
 import { plainToInstance } from 'class-transformer';
 import { validate, type ValidationError } from 'class-validator';
 import type { OncelyValidationOptions } from '../oncely-module-options.interface.js';

@@ -1,5 +1,6 @@
 import { StreamableFile } from '@nestjs/common';
-import { UnsupportedResponseError, storedBodyOf, type HttpResponse } from '@oncely/core';
+import { UnsupportedResponseError } from '@oncely/core';
+import { storedBodyOf, type HttpResponse } from '@oncely/core/adapter';
 import { instanceToPlain } from 'class-transformer';
 import type { HttpRouteEntry } from '../discovery/protected-handler.entry.js';
 

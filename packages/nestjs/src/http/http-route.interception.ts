@@ -1,15 +1,14 @@
 import type { CallHandler, ExecutionContext } from '@nestjs/common';
 import type { AbstractHttpAdapter } from '@nestjs/core';
+import { type HandlerContext, type KeyContext } from '@oncely/core';
 import {
   ResponseCapture,
   resolveCallKeys,
   storedBodyValue,
   type CallKeys,
-  type HandlerContext,
   type HttpResponse,
-  type KeyContext,
   type ProtectedCallResult,
-} from '@oncely/core';
+} from '@oncely/core/adapter';
 import type { ServerResponse } from 'node:http';
 import { Observable, type Subscriber } from 'rxjs';
 import { HandlerSettlement } from '../decorators/handler-settlement.interceptor.js';

@@ -1,5 +1,5 @@
 import { HttpException } from '@nestjs/common';
-import type { HttpResponse } from '@oncely/core';
+import type { HttpResponse } from '@oncely/core/adapter';
 
 /**
  * A complete response oncely answers with instead of the handler: a problem+json error, or a

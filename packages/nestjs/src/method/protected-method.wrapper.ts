@@ -1,4 +1,8 @@
-import { resolveCallKeys, type ProtectedCallExecutor, type ProtectedRoute } from '@oncely/core';
+import {
+  resolveCallKeys,
+  type ProtectedCallExecutor,
+  type ProtectedRoute,
+} from '@oncely/core/adapter';
 
 type Method = (this: unknown, ...args: unknown[]) => unknown;
 

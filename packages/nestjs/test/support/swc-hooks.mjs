@@ -8,6 +8,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
 const aliases = {
   '@oncely/core': 'packages/core/src/index.ts',
+  '@oncely/core/adapter': 'packages/core/src/adapter.ts',
   '@oncely/redis': 'packages/redis/src/index.ts',
   '@oncely/typeorm': 'packages/typeorm/src/index.ts',
   '@oncely/nestjs': 'packages/nestjs/src/index.ts',

@@ -2,15 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
 import {
   LeaseLostError,
-  decodeStoredResponse,
-  encodeStoredResponse,
-  recordKeyHash,
   type BeginOptions,
   type BeginOutcome,
   type IdempotencyRecordStore,
   type RecordLease,
   type StoredResponse,
 } from '@oncely/core';
+import { decodeStoredResponse, encodeStoredResponse, recordKeyHash } from '@oncely/core/adapter';
 import { InvalidRedisOptionError } from '../connection/invalid-redis-option.error.js';
 import { createClient, isClient } from '../connection/redis-clients.js';
 import type { RedisConnection } from '../connection/redis-connection.js';

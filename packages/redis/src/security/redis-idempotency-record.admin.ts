@@ -1,12 +1,11 @@
 import type { Cluster, Redis } from 'ioredis';
 import {
-  decodeStoredResponse,
-  recordKeyHash,
   type ForceReleaseOutcome,
   type IdempotencyRecordAdmin,
   type RecordInspection,
   type StoredResponse,
 } from '@oncely/core';
+import { decodeStoredResponse, recordKeyHash } from '@oncely/core/adapter';
 import { recordKeys, type RecordKey } from '../record/record-key.js';
 import type { RedisIdempotencyRecordStoreOptions } from '../record/redis-idempotency-record-store.options.js';
 import { defineRecordAdminScripts, type RecordAdminScripts } from './security-scripts.js';

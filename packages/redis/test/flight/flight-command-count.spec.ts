@@ -1,13 +1,13 @@
 import { jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
+import { SingleFlight } from '@oncely/core';
 import {
   DEFAULT_PROTECTION,
   ProtectedCallExecutor,
-  SingleFlight,
   createProtectionEngines,
   defineProtectedRoute,
   resolveCallKeys,
-} from '@oncely/core';
+} from '@oncely/core/adapter';
 import { RedisFlightCoordinator, RedisIdempotencyRecordStore } from '@oncely/redis';
 import {
   requireService,

@@ -2,13 +2,13 @@ import { jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import {
   FlightBusyError,
-  HttpStatusFailurePolicy,
   LeaseLostError,
   SharedFlightError,
   SingleFlight,
   type FlightResult,
   type SingleFlightOptions,
 } from '@oncely/core';
+import { HttpStatusFailurePolicy } from '@oncely/core/adapter';
 import { RedisFlightCoordinator } from '@oncely/redis';
 import { requireService, services } from '@oncely/testing-kit';
 import { Redis } from 'ioredis';

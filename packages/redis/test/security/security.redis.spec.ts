@@ -1,15 +1,17 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import {
-  EncryptedFlightCoordinator,
-  EncryptedIdempotencyRecordStore,
   LeaseLostError,
   OncelyAdmin,
-  QuotaLimitedIdempotencyRecordStore,
   RecordQuotaExceededError,
   SealedDataError,
-  recordKeyHash,
   type StoredResponse,
 } from '@oncely/core';
+import {
+  EncryptedFlightCoordinator,
+  EncryptedIdempotencyRecordStore,
+  QuotaLimitedIdempotencyRecordStore,
+  recordKeyHash,
+} from '@oncely/core/adapter';
 import {
   RedisFlightCoordinator,
   RedisIdempotencyRecordAdmin,

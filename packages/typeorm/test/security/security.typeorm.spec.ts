@@ -1,13 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { LeaseLostError, OncelyAdmin, SealedDataError, type StoredResponse } from '@oncely/core';
 import {
   EncryptedIdempotencyRecordStore,
-  LeaseLostError,
-  OncelyAdmin,
-  SealedDataError,
   isTransactionalRecordStore,
   recordKeyHash,
-  type StoredResponse,
-} from '@oncely/core';
+} from '@oncely/core/adapter';
 import { TypeOrmIdempotencyRecordAdmin, TypeOrmIdempotencyRecordStore } from '@oncely/typeorm';
 import type { DataSource } from 'typeorm';
 import { FakeClock, recordDatabases, recordsTable } from '../support/record-databases.js';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Clock } from '@oncely/core';
+import type { Clock } from '@oncely/core/adapter';
 import { withIdempotencyRecords } from '@oncely/typeorm';
 import { requireService, services } from '@oncely/testing-kit';
 import { DataSource, type DataSourceOptions } from 'typeorm';

@@ -1,0 +1,68 @@
+/**
+ * `@oncely/core/adapter`: what a store, a coordinator or a framework integration is built from.
+ * Apps do not need it; `@oncely/core` is their entry.
+ *
+ * @packageDocumentation
+ */
+
+// The protected-call pipeline a framework drives
+
+/** Runs one protected call (HTTP response or plain value) through the route's mechanisms. */
+export { ProtectedCallExecutor } from './call/protected-call.executor.js';
+export type {
+  FlightRunner,
+  ProtectedCall,
+  ProtectedCallEngines,
+  ProtectedCallResult,
+} from './call/protected-call.types.js';
+export type { ValueCall, ValueCallResult } from './call/value-call.js';
+/** Checks a route's options once and compiles its key specs. */
+export { checkRouteOptions, defineProtectedRoute } from './call/protected-route.js';
+export type {
+  ProtectedRoute,
+  ResolvedIdempotentRoute,
+  ResolvedSingleFlightRoute,
+} from './call/protected-route.js';
+export { DEFAULT_PROTECTION, type RouteKeySpec } from './call/route-options.js';
+/** The business keys and the client's `Idempotency-Key` of one request. */
+export { resolveCallKeys, type CallKeys } from './call/call-keys.js';
+/** The context a handler receives when it runs outside the pipeline (no record, no flight). */
+export { handlerContext } from './call/handler-context.js';
+/** A handler's returned value as a kept body (JSON, bytes or nothing), or a refusal. */
+export { storedBodyOf } from './call/stored-body.js';
+/** The engines without `createOncelyEngine`'s ownership, for adapters' own tests and tools. */
+export { createProtectionEngines } from './engine/protection-engines.js';
+export type { ProtectionEnginesOptions } from './engine/protection-engines.js';
+/** Checks an option holds a function, in the wording of every other option error. */
+export { requireFunction } from './engine/option-checks.js';
+
+// HTTP responses
+
+/** Holds a Node `ServerResponse` whole (chunks, streams, files) until the call decides. */
+export { ResponseCapture, type ResponseCaptureOptions } from './http/response-capture.js';
+export { writeHttpResponse } from './http/response-writer.js';
+export { storedBodyValue, type HttpResponse } from './http/http-response.js';
+/** Shares a leader's HTTP failure with its followers when its status says it would repeat. */
+export {
+  HttpStatusFailurePolicy,
+  type SerializedFlightError,
+} from './http/http-status-failure.policy.js';
+export { MAX_INPUT_DEPTH } from './key/key.constants.js';
+
+// What a store or a coordinator needs
+
+/** One stored response as columns or hash fields, and back. */
+export {
+  decodeStoredResponse,
+  encodeStoredResponse,
+  type EncodedResponse,
+} from './record/stored-response.codec.js';
+/** The fixed-length hash a store indexes a record's identity by. */
+export { recordKeyHash } from './record/record-key-hash.js';
+export { isTransactionalRecordStore } from './record/transactional-idempotency-record-store.port.js';
+export { positiveWholeNumber } from './record/invalid-record-option.error.js';
+export { systemClock, type Clock } from './time/clock.js';
+/** The wrappers `createOncelyEngine` applies for `encryption` and `recordQuota`. */
+export { EncryptedFlightCoordinator } from './security/encrypted-flight.coordinator.js';
+export { EncryptedIdempotencyRecordStore } from './security/encrypted-idempotency-record.store.js';
+export { QuotaLimitedIdempotencyRecordStore } from './security/quota-limited-idempotency-record.store.js';

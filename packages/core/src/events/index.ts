@@ -1,1 +1,0 @@
-export * from './oncely-event.js';

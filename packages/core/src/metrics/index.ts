@@ -1,1 +1,0 @@
-export * from './prometheus-event.listener.js';
