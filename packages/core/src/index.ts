@@ -61,7 +61,7 @@ export type {
   ForceReleaseOutcome,
   IdempotencyRecordAdmin,
   RecordInspection,
-} from './security/idempotency-record-admin.port.js';
+} from './record/idempotency-record-admin.port.js';
 
 // Operators and observability
 

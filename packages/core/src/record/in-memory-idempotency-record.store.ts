@@ -19,7 +19,7 @@ import type {
   ForceReleaseOutcome,
   IdempotencyRecordAdmin,
   RecordInspection,
-} from '../security/idempotency-record-admin.port.js';
+} from './idempotency-record-admin.port.js';
 
 export interface InMemoryIdempotencyRecordStoreOptions {
   /** Time source for leases and retention; inject a fake one in tests. */

@@ -15,7 +15,7 @@ import {
   type ForceReleaseOutcome,
   type IdempotencyRecordAdmin,
   type RecordInspection,
-} from './idempotency-record-admin.port.js';
+} from '../record/idempotency-record-admin.port.js';
 
 /**
  * Base of the stores that wrap another `IdempotencyRecordStore`: every call goes to the wrapped

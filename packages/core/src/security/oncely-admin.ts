@@ -7,7 +7,7 @@ import {
   type ForceReleaseOutcome,
   type IdempotencyRecordAdmin,
   type RecordInspection,
-} from './idempotency-record-admin.port.js';
+} from '../record/idempotency-record-admin.port.js';
 
 export interface OncelyAdminOptions {
   /** The store's admin, when it is a separate object (Redis, TypeORM). Default: the store. */

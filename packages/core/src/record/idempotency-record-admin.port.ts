@@ -1,4 +1,4 @@
-import type { StoredResponse } from '../record/stored-response.js';
+import type { StoredResponse } from './stored-response.js';
 
 /**
  * Operator access to durable idempotency records, next to `IdempotencyRecordStore`: what the
