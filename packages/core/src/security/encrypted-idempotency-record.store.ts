@@ -11,7 +11,10 @@ import type {
 } from '../record/transactional-idempotency-record-store.port.js';
 import { EncryptionKeyring, type EncryptionOptions } from './encryption-keyring.js';
 import { ForwardingIdempotencyRecordStore } from './forwarding-idempotency-record.store.js';
-import type { IdempotencyRecordAdmin, RecordInspection } from '../record/idempotency-record-admin.port.js';
+import type {
+  IdempotencyRecordAdmin,
+  RecordInspection,
+} from '../record/idempotency-record-admin.port.js';
 import { openResponse, sealResponse } from './sealed-response.js';
 
 export interface EncryptedRecordStoreOptions extends EncryptionOptions {
