@@ -1,15 +1,17 @@
 import type { FailurePolicy } from '../flight/flight.types.js';
-import { SharedFlightError } from '../flight/shared-flight.error.js';
+import {
+  fieldsOf,
+  serializeError,
+  sharedFlightErrorOf,
+  type SerializedError,
+} from '../flight/serialized-error.js';
 
 /** 4xx statuses that say "not now" rather than "never": a retry may succeed. */
 const RETRYABLE_CLIENT_STATUSES: ReadonlySet<number> = new Set([408, 409, 425, 429]);
 
 /** What a deterministic error becomes on its way to other callers. */
-export interface SerializedFlightError {
-  readonly name: string;
-  readonly message: string;
+export interface SerializedFlightError extends SerializedError {
   readonly status: number;
-  readonly code?: string | number;
   readonly body?: unknown;
 }
 
@@ -36,35 +38,17 @@ export class HttpStatusFailurePolicy implements FailurePolicy {
   }
 
   serialize(error: unknown): SerializedFlightError {
-    const source = (typeof error === 'object' && error !== null ? error : {}) as Record<
-      string,
-      unknown
-    >;
-    const name = typeof source.name === 'string' ? source.name : 'Error';
-    const message = typeof source.message === 'string' ? source.message : String(error);
-    const code = source.code;
+    const source = fieldsOf(error);
     const body = typeof source.getResponse === 'function' ? source.getResponse() : source.body;
     return {
-      name,
-      message,
+      ...serializeError(error),
       status: httpStatusOf(error) ?? 500,
-      ...(typeof code === 'string' || typeof code === 'number' ? { code } : {}),
       ...(body !== undefined ? { body } : {}),
     };
   }
 
   deserialize(serialized: unknown): Error {
-    const source = (
-      typeof serialized === 'object' && serialized !== null ? serialized : {}
-    ) as Partial<Record<keyof SerializedFlightError, unknown>>;
-    const code = source.code;
-    return new SharedFlightError(
-      typeof source.name === 'string' ? source.name : 'Error',
-      typeof source.message === 'string' ? source.message : 'The shared flight failed',
-      typeof source.status === 'number' ? source.status : 500,
-      typeof code === 'string' || typeof code === 'number' ? code : undefined,
-      source.body,
-    );
+    return sharedFlightErrorOf(serialized);
   }
 }
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { ProblemType } from '../../http/problem-details.js';
 import { assertProblem, assertReplayOf, assertRetryAfter } from './assertions.js';
-import { order, type CaseDefinition } from './conformance-case.js';
+import { duplicateWhileInFlight, order, type CaseDefinition } from './conformance-case.js';
 
 /**
  * Issue 14, item 7: oncely's own refusals keep their headers and problem body under the app's
@@ -12,19 +12,11 @@ export const catchAllCases: readonly CaseDefinition[] = [
   {
     name: 'a 409 keeps Retry-After and its problem type under the catch-all error handler',
     perCatchAll: true,
-    run: async ({ http, probe }) => {
-      const key = randomUUID();
-      const customer = `caught-${randomUUID()}`;
-      const first = http.post('/orders/slow', { key, tenant: 't-1', body: order(customer) });
-      await probe.entered(`slow:${customer}`);
-      const duplicate = await http.post('/orders/slow', {
-        key,
-        tenant: 't-1',
-        body: order(customer),
-      });
+    run: async (context) => {
+      const { first, duplicate, release } = await duplicateWhileInFlight(context, 'caught');
       assertProblem(duplicate, 409, ProblemType.requestInFlight);
       assertRetryAfter(duplicate);
-      probe.open(`slow:${customer}`);
+      release();
       assert.equal((await first).status, 201);
     },
   },

@@ -95,3 +95,17 @@ export const order = (customer = 'c-1') => ({
   customer,
   lines: [{ sku: 'sku-1', quantity: 2 }],
 });
+
+/**
+ * Sends a slow order and, once its handler runs, the same request again: the duplicate that
+ * meets it in flight. `send` repeats the request; `release` lets the first one finish.
+ */
+export async function duplicateWhileInFlight({ http, probe }: CaseContext, label: string) {
+  const key = randomUUID();
+  const customer = `${label}-${randomUUID()}`;
+  const send = () => http.post('/orders/slow', { key, tenant: 't-1', body: order(customer) });
+  const first = send();
+  await probe.entered(`slow:${customer}`);
+  const duplicate = await send();
+  return { first, duplicate, send, release: () => probe.open(`slow:${customer}`) };
+}

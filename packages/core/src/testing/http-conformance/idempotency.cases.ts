@@ -8,7 +8,7 @@ import {
   replayedCount,
   statuses,
 } from './assertions.js';
-import { order, type CaseDefinition } from './conformance-case.js';
+import { duplicateWhileInFlight, order, type CaseDefinition } from './conformance-case.js';
 
 /** Today's idempotent-route behaviour: replay, keys, refusals, concurrency. */
 export const idempotencyCases: readonly CaseDefinition[] = [
@@ -162,24 +162,15 @@ export const idempotencyCases: readonly CaseDefinition[] = [
   {
     name: 'answers 409 with Retry-After while the first request is in flight, then replays',
     tags: ['stored-data'],
-    run: async ({ http, probe }) => {
-      const key = randomUUID();
-      const customer = `inflight-${randomUUID()}`;
-      const first = http.post('/orders/slow', { key, tenant: 't-1', body: order(customer) });
-      await probe.entered(`slow:${customer}`);
-      const duplicate = await http.post('/orders/slow', {
-        key,
-        tenant: 't-1',
-        body: order(customer),
-      });
+    run: async (context) => {
+      const { first, duplicate, send, release } = await duplicateWhileInFlight(context, 'inflight');
       assertProblem(duplicate, 409, ProblemType.requestInFlight);
       assert.match(duplicate.headers['retry-after'] ?? '', /^[1-9]\d*$/);
-      probe.open(`slow:${customer}`);
+      release();
       const done = await first;
       assert.equal(done.status, 201);
-      const replay = await http.post('/orders/slow', { key, tenant: 't-1', body: order(customer) });
-      assertReplayOf(replay, done);
-      assert.equal(probe.executions('order-slow'), 1);
+      assertReplayOf(await send(), done);
+      assert.equal(context.probe.executions('order-slow'), 1);
     },
   },
   {
