@@ -1,4 +1,5 @@
 import { MaxDurationExceededError } from '../flight/max-duration-exceeded.error.js';
+import { LazySignal } from '../lease/lazy-signal.js';
 
 /**
  * The `maxDuration` of one run of a handler: at expiry its signal aborts and `bound` stops
@@ -7,7 +8,7 @@ import { MaxDurationExceededError } from '../flight/max-duration-exceeded.error.
  */
 export class HandlerDeadline {
   readonly #timer: NodeJS.Timeout;
-  #controller: AbortController | undefined;
+  readonly #signal = new LazySignal();
   #expired: MaxDurationExceededError | undefined;
   #reject: ((reason: unknown) => void) | undefined;
   #unfollow: (() => void) | undefined;
@@ -38,13 +39,9 @@ export class HandlerDeadline {
     this.#unfollow = () => outer.removeEventListener('abort', onAbort);
   }
 
-  /** Aborts at expiry; made on first read, as most handlers never read it. */
+  /** Aborts at expiry. */
   get signal(): AbortSignal {
-    if (this.#controller === undefined) {
-      this.#controller = new AbortController();
-      if (this.#expired) this.#controller.abort(this.#expired);
-    }
-    return this.#controller.signal;
+    return this.#signal.signal;
   }
 
   get expired(): MaxDurationExceededError | undefined {
@@ -74,7 +71,7 @@ export class HandlerDeadline {
     if (this.#expired) return;
     clearTimeout(this.#timer);
     this.#expired = error;
-    this.#controller?.abort(error);
+    this.#signal.abort(error);
     this.onExpire(error);
     this.#reject?.(error);
     this.#reject = undefined;

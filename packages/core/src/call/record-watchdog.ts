@@ -1,4 +1,5 @@
 import type { MaxDurationExceededError } from '../flight/max-duration-exceeded.error.js';
+import { LazySignal } from '../lease/lazy-signal.js';
 import { LeaseWatchdog } from '../lease/lease-watchdog.js';
 import type {
   IdempotencyRecordStore,
@@ -16,11 +17,10 @@ import { HandlerDeadline } from './handler-deadline.js';
  * settles.
  */
 export class RecordWatchdog {
-  #controller: AbortController | undefined;
+  readonly #signal = new LazySignal();
   readonly #lease: LeaseWatchdog;
   readonly #deadline: HandlerDeadline;
   #lost = false;
-  #reason: unknown;
 
   constructor(
     store: IdempotencyRecordStore,
@@ -49,16 +49,8 @@ export class RecordWatchdog {
   }
 
   get signal(): AbortSignal {
-    if (this.#controller === undefined) {
-      this.#controller = new AbortController();
-      if (this.#lost) this.#controller.abort(this.#reason);
-      const outer = this.outerSignal();
-      if (outer.aborted) this.#lose(outer.reason);
-      else if (outer !== neverAborted) {
-        outer.addEventListener('abort', () => this.#lose(outer.reason), { once: true });
-      }
-    }
-    return this.#controller.signal;
+    if (!this.#signal.read) this.#followOuterSignal();
+    return this.#signal.signal;
   }
 
   get lost(): boolean {
@@ -80,10 +72,18 @@ export class RecordWatchdog {
     this.#deadline.clear();
   }
 
+  /** Only once the handler reads its signal: the outer one matters to no one before. */
+  #followOuterSignal(): void {
+    const outer = this.outerSignal();
+    if (outer.aborted) this.#lose(outer.reason);
+    else if (outer !== neverAborted) {
+      outer.addEventListener('abort', () => this.#lose(outer.reason), { once: true });
+    }
+  }
+
   #lose(reason: unknown): void {
     if (this.#lost) return;
     this.#lost = true;
-    this.#reason = reason;
-    this.#controller?.abort(reason);
+    this.#signal.abort(reason);
   }
 }

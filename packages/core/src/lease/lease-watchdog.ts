@@ -1,4 +1,5 @@
 import { LeaseLostError } from '../errors/lease-lost.error.js';
+import { LazySignal } from './lazy-signal.js';
 
 /** Share of the lease TTL between renewals: two renewals can fail before the lease runs out. */
 const RENEW_FRACTION = 1 / 3;
@@ -26,8 +27,7 @@ export interface WatchedLease {
  * last confirmed has run out, since by then another caller may hold it.
  */
 export class LeaseWatchdog {
-  /** Created on first use: an `AbortController` costs more than the rest of a flight. */
-  #controller: AbortController | undefined;
+  readonly #signal = new LazySignal();
   #lostWith: LeaseLostError | undefined;
   readonly #interval: number;
   #timer: NodeJS.Timeout | undefined;
@@ -42,11 +42,7 @@ export class LeaseWatchdog {
   }
 
   get signal(): AbortSignal {
-    if (this.#controller === undefined) {
-      this.#controller = new AbortController();
-      if (this.#lostWith) this.#controller.abort(this.#lostWith);
-    }
-    return this.#controller.signal;
+    return this.#signal.signal;
   }
 
   /** Why the lease was lost, once it was. */
@@ -97,7 +93,7 @@ export class LeaseWatchdog {
   #lose(): void {
     this.stop();
     this.#lostWith = new LeaseLostError(this.lease.key, this.lease.fence);
-    this.#controller?.abort(this.#lostWith);
+    this.#signal.abort(this.#lostWith);
     this.lease.onLost?.(this.#lostWith);
   }
 }
