@@ -1,0 +1,78 @@
+// The package and layer boundaries of docs/architecture.md, checked by `npm run lint`.
+// Layers of @oncely/core, lowest first: each imports only from layers before it.
+const CORE_LAYERS = [
+  ['errors', 'time', 'events'],
+  ['key'],
+  ['lease'],
+  ['flight', 'record'],
+  ['security'],
+  ['http'],
+  ['call'],
+  ['engine'],
+  ['metrics'],
+  ['testing'],
+];
+const core = (folders) => `^packages/core/src/(${folders.join('|')})/`;
+
+const layerRules = CORE_LAYERS.slice(0, -1).map((layer, index) => ({
+  name: `core-${layer.join('-')}-imports-downwards`,
+  comment: `core/${layer.join(', ')} imports only from the layers below it`,
+  severity: 'error',
+  from: { path: core(layer) },
+  to: { path: core(CORE_LAYERS.slice(index + 1).flat()) },
+}));
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment: 'No file imports a file that imports it back, even for types only',
+      severity: 'error',
+      from: { path: '^(packages|libs|apps)/[^/]+/src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'core-imports-no-framework-or-adapter',
+      severity: 'error',
+      from: { path: '^packages/core/src/' },
+      to: {
+        path: [
+          '^packages/(redis|typeorm|nestjs|express)/',
+          'node_modules/(@nestjs|express|fastify|ioredis|typeorm|@oncely)/',
+        ],
+      },
+    },
+    {
+      name: 'frameworks-import-no-adapter',
+      comment: 'Apps hand the Nest module and the Express middleware adapter instances',
+      severity: 'error',
+      from: { path: '^packages/(nestjs|express)/src/' },
+      to: { path: ['^packages/(redis|typeorm)/', 'node_modules/@oncely/(redis|typeorm)/'] },
+    },
+    {
+      name: 'flight-and-record-apart',
+      comment: 'flight/ and record/ share time/ and errors/, not each other',
+      severity: 'error',
+      from: { path: core(['flight']) },
+      to: { path: core(['record']) },
+    },
+    {
+      name: 'record-and-flight-apart',
+      severity: 'error',
+      from: { path: core(['record']) },
+      to: { path: core(['flight']) },
+    },
+    ...layerRules,
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.js'],
+    },
+  },
+};
