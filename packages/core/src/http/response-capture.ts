@@ -296,7 +296,7 @@ export class ResponseCapture {
     this.#resolve({
       status,
       headers: headerFields(held.headers),
-      body: storedBodyOf(body, res.getHeader('content-type')),
+      body: sentBodyOf(body, res.getHeader('content-type')),
     });
     this.#runPending();
   }
@@ -378,7 +378,7 @@ function carriesBody(res: ServerResponse, status: number): boolean {
  * JSON is kept as a value (readable in the record) only when re-serialising it gives back the
  * exact bytes sent; anything else is kept as bytes, so every replay is byte for byte the same.
  */
-function storedBodyOf(bytes: Buffer, contentType: unknown): StoredBody {
+function sentBodyOf(bytes: Buffer, contentType: unknown): StoredBody {
   if (bytes.length === 0) return { kind: 'empty' };
   if (typeof contentType === 'string' && JSON_TYPE.test(contentType)) {
     const text = bytes.toString('utf8');
