@@ -1,9 +1,7 @@
--- Uncounts a record counted by quota-take that was not created after all.
--- KEYS[1]  counter                <prefix>quota:{<scope>}:<window start ms>
--- Returns the count left. A counter that expired meanwhile is not recreated.
+-- Uncounts an identity counted by quota-take whose record was not created after all.
+-- KEYS[1]  counted identities     <prefix>quota:{<scope>}:<window start ms>:ids (a set)
+-- ARGV[1]  identity               the record key hash of the identity
+-- Returns how many identities stay counted. A set that expired meanwhile is not recreated.
 
-local count = tonumber(redis.call('GET', KEYS[1]) or '0')
-if count > 0 then
-  return redis.call('DECR', KEYS[1])
-end
-return 0
+redis.call('SREM', KEYS[1], ARGV[1])
+return redis.call('SCARD', KEYS[1])

@@ -23,9 +23,10 @@ export interface RecordQuotaOptions {
 
 /**
  * Caps how many idempotency records each scope creates per fixed window, in front of any store.
- * Only `begin` calls that create (or take over) a record count: replays, 409s and 422s are given
- * back, and over the limit they are still answered, so a client retrying is never refused for
- * retrying. A new record over the limit is released at once and the call throws
+ * Only `begin` calls that create (or take over) a record count, and each identity once per
+ * window: replays, 409s and 422s are given back, over the limit they are still answered, and a
+ * retry of a request whose record was released (answered 5xx) is not counted again, so a client
+ * retrying is never refused for retrying. A new record over the limit is released at once and the call throws
  * `RecordQuotaExceededError` (429 problem+json): nothing stays written.
  * The bound on stored records per scope is `limit × retention / windowMs`.
  */
@@ -53,7 +54,7 @@ export class QuotaLimitedIdempotencyRecordStore extends ForwardingIdempotencyRec
     const { quota, limit, windowMs, scopeOf } = this.#options;
     const scope = scopeOf(identity);
     if (scope === undefined) return this.store.begin(identity, digest, options);
-    const decision = await quota.take(scope, limit, windowMs);
+    const decision = await quota.take(scope, identity, limit, windowMs);
     if (decision.kind === 'exceeded') {
       // Over the limit only new records are refused: a replay, 409 or 422 still answers as usual.
       const outcome = await this.store.begin(identity, digest, options);
@@ -61,12 +62,15 @@ export class QuotaLimitedIdempotencyRecordStore extends ForwardingIdempotencyRec
       await this.store.release(outcome.lease);
       throw new RecordQuotaExceededError(scope, limit, decision.retryAfterMs);
     }
+    // A retry of an identity this window already counted: its record was released (a 5xx, a
+    // lost lease), and the quota it holds still covers it.
+    if (decision.kind === 'already_counted') return this.store.begin(identity, digest, options);
     let outcome: BeginOutcome | undefined;
     try {
       outcome = await this.store.begin(identity, digest, options);
       return outcome;
     } finally {
-      if (outcome?.kind !== 'acquired') await quota.giveBack(scope, decision.window);
+      if (outcome?.kind !== 'acquired') await quota.giveBack(scope, identity, decision.window);
     }
   }
 }

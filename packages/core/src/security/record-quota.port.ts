@@ -1,16 +1,22 @@
 /**
- * Counters for `QuotaLimitedIdempotencyRecordStore`: how many records a scope created in a fixed
- * window. Implementations: `InMemoryRecordQuota` (one process) and `RedisRecordQuota` in
- * `@oncely/redis` (shared by every process). Durations are milliseconds.
+ * Counters for `QuotaLimitedIdempotencyRecordStore`: which record identities a scope created in a
+ * fixed window. An identity counts once per window, so a retry of a request whose record was
+ * released (a 5xx, a lost lease) is never refused for the quota it already holds.
+ * Implementations: `InMemoryRecordQuota` (one process) and `RedisRecordQuota` in `@oncely/redis`
+ * (shared by every process). Durations are milliseconds.
  */
 export interface RecordQuota {
-  /** Counts one record for `scope` in the current window, unless `limit` is already reached. */
-  take(scope: string, limit: number, windowMs: number): Promise<QuotaDecision>;
+  /**
+   * Counts `identity` for `scope` in the current window, unless it is counted there already
+   * (`already_counted`) or `limit` identities are (`exceeded`).
+   */
+  take(scope: string, identity: string, limit: number, windowMs: number): Promise<QuotaDecision>;
 
-  /** Uncounts a record `take` counted in `window` that was not created after all. */
-  giveBack(scope: string, window: number): Promise<void>;
+  /** Uncounts an identity `take` counted in `window` whose record was not created after all. */
+  giveBack(scope: string, identity: string, window: number): Promise<void>;
 }
 
 export type QuotaDecision =
-  | { readonly kind: 'taken'; readonly window: number }
+  | { readonly kind: 'counted'; readonly window: number }
+  | { readonly kind: 'already_counted' }
   | { readonly kind: 'exceeded'; readonly retryAfterMs: number };

@@ -58,6 +58,33 @@ describe('QuotaLimitedIdempotencyRecordStore', () => {
     expect((await store.begin('shop:pay:v1:t-2:k1', digest, options)).kind).toBe('acquired');
   });
 
+  it('counts an identity once per window: a retry of a released record is neither refused nor counted again', async () => {
+    const { inner, store } = setUp(2);
+    const first = await store.begin('shop:pay:v1:t-1:k1', digest, options);
+    if (first.kind !== 'acquired') throw new Error(first.kind);
+    await store.release(first.lease); // the handler answered 500: nothing kept
+    const retry = await store.begin('shop:pay:v1:t-1:k1', digest, options);
+    if (retry.kind !== 'acquired') throw new Error(retry.kind);
+    await store.complete(retry.lease, ok);
+    // k1 holds one of the two places, not two: k2 still fits, k3 does not.
+    expect((await store.begin('shop:pay:v1:t-1:k2', digest, options)).kind).toBe('acquired');
+    await expect(store.begin('shop:pay:v1:t-1:k3', digest, options)).rejects.toThrow(
+      RecordQuotaExceededError,
+    );
+    expect((await inner.inspect('shop:pay:v1:t-1:k1')).kind).toBe('completed');
+  });
+
+  it('lets a retry through while its tenant is over the limit', async () => {
+    const { store } = setUp(1);
+    const first = await store.begin('shop:pay:v1:t-1:k1', digest, options);
+    if (first.kind !== 'acquired') throw new Error(first.kind);
+    await store.release(first.lease);
+    await expect(store.begin('shop:pay:v1:t-1:k2', digest, options)).rejects.toThrow(
+      RecordQuotaExceededError,
+    );
+    expect((await store.begin('shop:pay:v1:t-1:k1', digest, options)).kind).toBe('acquired');
+  });
+
   it('opens a new window after windowMs, and says when in Retry-After', async () => {
     const { clock, store } = setUp(1);
     clock.advance(60_000 - (clock.now() % 60_000)); // start of a window

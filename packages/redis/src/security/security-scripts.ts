@@ -3,8 +3,8 @@ import { luaScriptSet } from '../scripts/lua-scripts.js';
 
 /** The quota scripts bound to one client. */
 export interface QuotaScripts {
-  take(counterKey: string, limit: number, ttlMs: number): Promise<number>;
-  giveBack(counterKey: string): Promise<number>;
+  take(countedKey: string, identityHash: string, limit: number, ttlMs: number): Promise<number>;
+  giveBack(countedKey: string, identityHash: string): Promise<number>;
 }
 
 /** The operator's record scripts bound to one client. */

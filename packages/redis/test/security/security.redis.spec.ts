@@ -168,6 +168,30 @@ describe('security features on real Redis', () => {
     expect(opened).toMatchObject({ kind: 'completed', response });
   });
 
+  it('counts a retry on another node once: a released record is retried past the limit', async () => {
+    const tenant = `t-${randomUUID().slice(0, 8)}`;
+    const quota = new RedisRecordQuota(redis, { keyPrefix: prefix });
+    const [a, b] = [1, 2].map(
+      () =>
+        new QuotaLimitedIdempotencyRecordStore(plainStore(), {
+          quota,
+          limit: 2,
+          windowMs: 600_000,
+        }),
+    );
+    const first = await a!.begin(`shop:pay:v1:${tenant}:k1`, digest, options);
+    if (first.kind !== 'acquired') throw new Error(first.kind);
+    await a!.release(first.lease); // answered 500 on node a
+    const retry = await b!.begin(`shop:pay:v1:${tenant}:k1`, digest, options);
+    expect(retry.kind).toBe('acquired');
+    expect((await b!.begin(`shop:pay:v1:${tenant}:k2`, digest, options)).kind).toBe('acquired');
+    await expect(a!.begin(`shop:pay:v1:${tenant}:k3`, digest, options)).rejects.toThrow(
+      RecordQuotaExceededError,
+    );
+    const window = Math.floor(Date.now() / 600_000) * 600_000;
+    expect(await redis.scard(quota.countedKey(`shop:${tenant}`, window))).toBe(2);
+  });
+
   it('caps new records per tenant across stores sharing one Redis, exactly', async () => {
     const tenant = `t-${randomUUID().slice(0, 8)}`;
     const nodes = [1, 2, 3].map(

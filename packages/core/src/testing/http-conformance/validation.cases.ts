@@ -66,4 +66,27 @@ export const validationCases: readonly CaseDefinition[] = [
       assert.equal(probe.executions('pay'), 3);
     },
   },
+  {
+    name: 'never refuses a retry for the quota: a request answered 500 is retried past the limit and runs',
+    settings: { recordQuota: { limit: 1, windowMs: 3_600_000 } },
+    run: async ({ http, probe }) => {
+      const key = randomUUID();
+      const failed = await http.post('/flaky', { key, tenant: 't-1' });
+      assert.equal(failed.status, 500);
+      // The tenant's one record of this window is that request's: a new one is refused …
+      const other = await http.post('/pay', {
+        key: randomUUID(),
+        tenant: 't-1',
+        body: { orderId: 'o-1', amount: '10.00' },
+      });
+      assertProblem(other, 429, ProblemType.recordQuotaExceeded);
+      // … its retry is not: it already holds its place in the quota.
+      const retried = await http.post('/flaky', { key, tenant: 't-1' });
+      assert.equal(retried.status, 201, `the retry got ${retried.status}: ${retried.text}`);
+      const replay = await http.post('/flaky', { key, tenant: 't-1' });
+      assertReplayOf(replay, retried);
+      assert.equal(probe.executions('flaky'), 2);
+      assert.equal(probe.executions('pay'), 0);
+    },
+  },
 ];
