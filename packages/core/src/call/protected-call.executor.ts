@@ -1,6 +1,7 @@
 import { storedBodyValue } from '../http/http-response.js';
 import { systemClock } from '../time/clock.js';
 import { CallEvents } from './call-events.js';
+import { resolveCallKeys, type CallKeys } from './call-keys.js';
 import { runHandler } from './handler-run.js';
 import { needsGuard, runGuarded } from './idempotency-guard.js';
 import { LocalCalls } from './local-calls.js';
@@ -71,10 +72,10 @@ export class ProtectedCallExecutor {
    * under the same protection, and hands back the value, or the kept one for a replay.
    */
   async executeValue(call: ValueCall): Promise<ValueCallResult> {
-    const { route, keys, run } = call;
+    const { route, run } = call;
     const { response, replayed } = await this.execute({
       route,
-      keys,
+      keys: this.#keysOf(call),
       handler: async (context) => ({
         status: VALUE_CALL_STATUS,
         headers: {},
@@ -82,5 +83,18 @@ export class ProtectedCallExecutor {
       }),
     });
     return { value: storedBodyValue(response.body), replayed };
+  }
+
+  /** A message or a job refused for its keys is reported: nobody else would hear of it. */
+  #keysOf({ route, keyContext }: ValueCall): CallKeys {
+    try {
+      return resolveCallKeys(route, keyContext);
+    } catch (error) {
+      const { idempotent, singleFlight } = route;
+      const operation = (idempotent ?? singleFlight)?.operation ?? route.name;
+      const mechanism = idempotent ? 'idempotency' : 'single-flight';
+      this.#env.events.emit(mechanism, 'refused', operation, operation, undefined, error);
+      throw error;
+    }
   }
 }

@@ -1,4 +1,4 @@
-import type { CallKeys } from './call-keys.js';
+import type { KeyContext } from '../key/key.types.js';
 import type { HandlerContext } from './protected-call.types.js';
 import type { ProtectedRoute } from './protected-route.js';
 
@@ -8,7 +8,11 @@ import type { ProtectedRoute } from './protected-route.js';
  */
 export interface ValueCall {
   readonly route: ProtectedRoute;
-  readonly keys: CallKeys;
+  /**
+   * What the keys are built from (arguments, payload, headers). A call whose keys cannot be built
+   * is refused with an oncely event (`refused`), since no client sees a message's or a job's error.
+   */
+  readonly keyContext: KeyContext;
   /** Runs the handler; its value must be one `storedBodyOf` keeps (JSON, bytes or nothing). */
   readonly run: (context: HandlerContext) => Promise<unknown>;
 }

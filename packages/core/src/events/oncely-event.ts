@@ -10,6 +10,7 @@ export type OncelyOutcome =
   | 'replayed'
   | 'conflict'
   | 'mismatch'
+  | 'refused'
   | 'lease_lost'
   | 'coordinator_down'
   | 'failed';
@@ -19,7 +20,10 @@ export interface OncelyEvent {
   readonly outcome: OncelyOutcome;
   /** `namespace:operation:version`, when known. */
   readonly operation?: string;
-  /** The business key (or identity) concerned; never raw input. */
+  /**
+   * The business key (or identity) concerned; never raw input. For `refused` (a message or a job
+   * whose keys could not be built: a missing or unusable field), the operation.
+   */
   readonly key: string;
   readonly durationMs?: number;
   readonly error?: unknown;

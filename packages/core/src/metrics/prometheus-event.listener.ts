@@ -46,7 +46,7 @@ export function createPrometheusListener(
   const labelNames = ['mechanism', 'operation', 'outcome'] as const;
   const decisions = new client.Counter({
     name: `${prefix}decisions_total`,
-    help: 'Decisions taken by oncely (executed, joined, shared, cached, replayed, conflict, mismatch, lease_lost, coordinator_down, failed).',
+    help: 'Decisions taken by oncely (executed, joined, shared, cached, replayed, conflict, mismatch, refused, lease_lost, coordinator_down, failed).',
     labelNames,
     ...registers,
   });

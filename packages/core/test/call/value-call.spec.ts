@@ -3,6 +3,7 @@ import {
   IdempotencyConflictError,
   IdempotencyMismatchError,
   InMemoryFlightCoordinator,
+  MissingKeyFieldError,
   InMemoryIdempotencyRecordStore,
   UnsupportedResponseError,
   type OncelyEvent,
@@ -12,7 +13,6 @@ import {
   ProtectedCallExecutor,
   createProtectionEngines,
   defineProtectedRoute,
-  resolveCallKeys,
   storedBodyOf,
   type ProtectedRoute,
 } from '@oncely/core/adapter';
@@ -101,7 +101,7 @@ describe.each([
     const call = () =>
       executor.executeValue({
         route,
-        keys: resolveCallKeys(route, message('m-1')),
+        keyContext: message('m-1'),
         run: async () => ({ captured: ++runs }),
       });
     expect(await call()).toEqual({ value: { captured: 1 }, replayed: false });
@@ -119,7 +119,7 @@ describe.each([
     const call = (id: string, value: unknown) =>
       executor.executeValue({
         route,
-        keys: resolveCallKeys(route, message(id)),
+        keyContext: message(id),
         run: async () => value,
       });
     await call('bytes', new Uint8Array([7, 8]));
@@ -139,7 +139,7 @@ describe.each([
     const call = () =>
       executor.executeValue({
         route,
-        keys: resolveCallKeys(route, message('m-2')),
+        keyContext: message('m-2'),
         run: async () => {
           runs += 1;
           if (runs === 1) throw new Error('broker down');
@@ -157,7 +157,7 @@ describe.each([
     const call = (value: unknown) =>
       executor.executeValue({
         route,
-        keys: resolveCallKeys(route, message('m-3')),
+        keyContext: message('m-3'),
         run: async () => value,
       });
     await expect(call(Readable.from(['x']))).rejects.toThrow(UnsupportedResponseError);
@@ -173,7 +173,7 @@ describe.each([
     const running = new Promise<void>((resolve) => (started = resolve));
     const first = executor.executeValue({
       route,
-      keys: resolveCallKeys(route, message('m-4')),
+      keyContext: message('m-4'),
       run: async () => {
         started();
         await held;
@@ -184,7 +184,7 @@ describe.each([
     await expect(
       executor.executeValue({
         route,
-        keys: resolveCallKeys(route, message('m-4')),
+        keyContext: message('m-4'),
         run: async () => 2,
       }),
     ).rejects.toThrow(IdempotencyConflictError);
@@ -193,7 +193,7 @@ describe.each([
     await expect(
       executor.executeValue({
         route,
-        keys: resolveCallKeys(route, message('m-4', 999)),
+        keyContext: message('m-4', 999),
         run: async () => 3,
       }),
     ).rejects.toThrow(IdempotencyMismatchError);
@@ -212,7 +212,7 @@ describe('ProtectedCallExecutor.executeValue: SingleFlight routes', () => {
     const calls = Array.from({ length: 5 }, () =>
       executor.executeValue({
         route,
-        keys: resolveCallKeys(route, message('ignored')),
+        keyContext: message('ignored'),
         run: async (context) => {
           runs += 1;
           expect(context.signal.aborted).toBe(false);
@@ -229,4 +229,34 @@ describe('ProtectedCallExecutor.executeValue: SingleFlight routes', () => {
     expect(results.map((r) => r.value)).toEqual(Array(5).fill({ rate: 1.08 }));
     expect(results.filter((r) => !r.replayed)).toHaveLength(1);
   });
+});
+
+describe('ProtectedCallExecutor.executeValue: a call whose keys cannot be built', () => {
+  it.each([
+    ['an idempotent route', idempotentRoute, 'idempotency', 'value:capture:v1'],
+    ['a SingleFlight route', flightRoute, 'single-flight', 'value:quote:v1'],
+  ])(
+    'on %s is refused with a refused event, running nothing',
+    async (_, routeOf, mechanism, op) => {
+      const { executor, events } = nodeOn(new InMemoryIdempotencyRecordStore());
+      let runs = 0;
+      const call = executor.executeValue({
+        route: routeOf(),
+        keyContext: { args: [{ amount: 5 }] },
+        run: async () => ++runs,
+      });
+      await expect(call).rejects.toBeInstanceOf(MissingKeyFieldError);
+      expect(runs).toBe(0);
+      expect(events).toEqual([
+        expect.objectContaining({
+          mechanism,
+          outcome: 'refused',
+          operation: op,
+          key: op,
+          error: expect.any(MissingKeyFieldError),
+        }),
+      ]);
+      expect(executor.inFlight).toBe(0);
+    },
+  );
 });

@@ -1,10 +1,6 @@
 import type { CallHandler, ExecutionContext } from '@nestjs/common';
 import { type KeyContext } from '@oncely/core';
-import {
-  resolveCallKeys,
-  type ProtectedCallExecutor,
-  type ProtectedRoute,
-} from '@oncely/core/adapter';
+import type { ProtectedCallExecutor, ProtectedRoute } from '@oncely/core/adapter';
 import { lastValueFrom, of, type Observable } from 'rxjs';
 
 /** How one kind of non-HTTP call (a message, a GraphQL operation) reads keys and reports refusals. */
@@ -31,7 +27,7 @@ export async function interceptProtectedCall(
   try {
     const { value } = await executor.executeValue({
       route,
-      keys: resolveCallKeys(route, transport.keyContext(context)),
+      keyContext: transport.keyContext(context),
       run: () => lastValueFrom(next.handle(), { defaultValue: undefined }),
     });
     return of(value);

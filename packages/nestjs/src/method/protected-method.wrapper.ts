@@ -1,8 +1,4 @@
-import {
-  resolveCallKeys,
-  type ProtectedCallExecutor,
-  type ProtectedRoute,
-} from '@oncely/core/adapter';
+import type { ProtectedCallExecutor, ProtectedRoute } from '@oncely/core/adapter';
 
 type Method = (this: unknown, ...args: unknown[]) => unknown;
 
@@ -24,7 +20,7 @@ export function wrapProtectedMethod(
   const protectedMethod = async function (this: unknown, ...args: unknown[]): Promise<unknown> {
     const { value } = await executor.executeValue({
       route,
-      keys: resolveCallKeys(route, { args }),
+      keyContext: { args },
       run: async () => original.apply(this, args),
     });
     return value;

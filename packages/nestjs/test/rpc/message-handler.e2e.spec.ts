@@ -12,7 +12,7 @@ import {
 } from '@nestjs/microservices';
 import { Test } from '@nestjs/testing';
 import { headers as natsHeaders } from '@nats-io/transport-node';
-import type { OncelyEvent } from '@oncely/core';
+import { MissingKeyFieldError, type OncelyEvent } from '@oncely/core';
 import { IdempotentKey, OncelyCallErrorCode, OncelyModule } from '@oncely/nestjs';
 import { randomUUID } from 'node:crypto';
 import { lastValueFrom } from 'rxjs';
@@ -111,6 +111,18 @@ function decisions(events: OncelyEvent[], key: string, count: number): Promise<O
   });
 }
 
+/** Resolves with the first event `matches` accepts, once one arrives. */
+function eventWhere(events: OncelyEvent[], matches: (event: OncelyEvent) => boolean) {
+  return new Promise<OncelyEvent>((resolve) => {
+    const check = () => {
+      const found = events.find(matches);
+      if (found) resolve(found);
+      else setTimeout(check, 10);
+    };
+    check();
+  });
+}
+
 describe('message handlers over NATS (Redis + PostgreSQL, two consumers in one queue group)', () => {
   const backends = new SharedBackends();
   const consumers: INestMicroservice[] = [];
@@ -199,6 +211,27 @@ describe('message handlers over NATS (Redis + PostgreSQL, two consumers in one q
     expect(seen.filter((e) => e.outcome === 'replayed')).toHaveLength(4);
     expect(executions('shipped:ship-1')).toBe(1);
     expect(await backends.effectRows('ship-1')).toBe(1);
+  });
+
+  it('reports every event it refuses: a reused id with another payload, a missing id', async () => {
+    await lastValueFrom(client.emit(SHIPPED, { messageId: 'ship-7', amount: 7 }));
+    await decisions(backends.events, `${SHIPPED}:ship-7`, 1);
+    await lastValueFrom(client.emit(SHIPPED, { messageId: 'ship-7', amount: 8 }));
+    await lastValueFrom(client.emit(SHIPPED, { amount: 9 }));
+    const mismatch = await eventWhere(
+      backends.events,
+      (e) => e.outcome === 'mismatch' && e.key.includes(`${SHIPPED}:ship-7`),
+    );
+    expect(mismatch.operation).toBe('message:consume:v1');
+    const refused = await eventWhere(backends.events, (e) => e.outcome === 'refused');
+    expect(refused).toMatchObject({
+      mechanism: 'idempotency',
+      operation: 'message:consume:v1',
+      key: 'message:consume:v1',
+    });
+    expect(refused.error).toBeInstanceOf(MissingKeyFieldError);
+    expect(executions('shipped:ship-7')).toBe(1);
+    expect(await backends.effectRows('ship-7')).toBe(1);
   });
 
   it('keys an event by a transport header', async () => {
