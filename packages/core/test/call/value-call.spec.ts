@@ -4,6 +4,8 @@ import {
   IdempotencyMismatchError,
   InMemoryFlightCoordinator,
   MissingKeyFieldError,
+  InMemoryRecordQuota,
+  RecordQuotaExceededError,
   InMemoryIdempotencyRecordStore,
   UnsupportedResponseError,
   type OncelyEvent,
@@ -11,6 +13,7 @@ import {
 import {
   DEFAULT_PROTECTION,
   ProtectedCallExecutor,
+  QuotaLimitedIdempotencyRecordStore,
   createProtectionEngines,
   defineProtectedRoute,
   storedBodyOf,
@@ -259,4 +262,38 @@ describe('ProtectedCallExecutor.executeValue: a call whose keys cannot be built'
       expect(executor.inFlight).toBe(0);
     },
   );
+});
+
+describe('ProtectedCallExecutor.executeValue: a message over its tenant record quota', () => {
+  it('is refused with a refused event, running nothing', async () => {
+    const events: OncelyEvent[] = [];
+    const executor = new ProtectedCallExecutor(
+      createProtectionEngines({
+        coordinator: new InMemoryFlightCoordinator({ sweepInterval: 0 }),
+        store: new QuotaLimitedIdempotencyRecordStore(new InMemoryIdempotencyRecordStore(), {
+          quota: new InMemoryRecordQuota(),
+          limit: 1,
+          windowMs: 60_000,
+          scopeOf: () => 'tenant',
+        }),
+        events: [(e) => events.push(e)],
+      }),
+    );
+    const route = idempotentRoute();
+    let runs = 0;
+    const call = (id: string) =>
+      executor.executeValue({ route, keyContext: message(id), run: async () => ++runs });
+    await call('q-1');
+    await expect(call('q-2')).rejects.toBeInstanceOf(RecordQuotaExceededError);
+    expect(runs).toBe(1);
+    const refused = events.filter((e) => e.outcome === 'refused');
+    expect(refused).toEqual([
+      expect.objectContaining({
+        mechanism: 'idempotency',
+        operation: 'value:capture:v1',
+        error: expect.any(RecordQuotaExceededError),
+      }),
+    ]);
+    expect(refused[0]!.key).toContain('q-2');
+  });
 });
