@@ -1,4 +1,4 @@
-import { type HandlerContext } from '@oncely/core';
+import type { HandlerContext } from '@oncely/core';
 import {
   ResponseCapture,
   handlerContext,

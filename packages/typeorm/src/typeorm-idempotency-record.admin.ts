@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import {
-  type ForceReleaseOutcome,
-  type IdempotencyRecordAdmin,
-  type RecordInspection,
-  type StoredResponse,
+import type {
+  ForceReleaseOutcome,
+  IdempotencyRecordAdmin,
+  RecordInspection,
+  StoredResponse,
 } from '@oncely/core';
 import { decodeStoredResponse, recordKeyHash, systemClock, type Clock } from '@oncely/core/adapter';
 import type { DataSource } from 'typeorm';

@@ -1,5 +1,5 @@
 import canonicalizeModule from 'canonicalize';
-import { type KeyInputErrorReason } from '@oncely/core';
+import type { KeyInputErrorReason } from '@oncely/core';
 import { getKeyIgnoredProperties } from '../../src/key/key-ignore.decorator.js';
 
 // canonicalize@2 is CommonJS typed with an ESM-style default export; the default import is the

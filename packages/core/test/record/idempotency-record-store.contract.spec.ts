@@ -7,7 +7,7 @@ import {
   type RecordLease,
   type StoredResponse,
 } from '@oncely/core';
-import { type Clock } from '@oncely/core/adapter';
+import type { Clock } from '@oncely/core/adapter';
 import { idempotencyRecordStoreContract } from '@oncely/core/testing';
 
 class FakeClock implements Clock {

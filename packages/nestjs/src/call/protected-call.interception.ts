@@ -1,5 +1,5 @@
 import type { CallHandler, ExecutionContext } from '@nestjs/common';
-import { type KeyContext } from '@oncely/core';
+import type { KeyContext } from '@oncely/core';
 import type { ProtectedCallExecutor, ProtectedRoute } from '@oncely/core/adapter';
 import { lastValueFrom, of, type Observable } from 'rxjs';
 

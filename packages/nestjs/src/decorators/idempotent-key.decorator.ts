@@ -1,5 +1,5 @@
 import { SetMetadata } from '@nestjs/common';
-import { type IdempotentRouteOptions } from '@oncely/core';
+import type { IdempotentRouteOptions } from '@oncely/core';
 import { checkRouteOptions } from '@oncely/core/adapter';
 import { IDEMPOTENT_KEY_METADATA } from '../oncely.constants.js';
 import { reportHandlerSettlement } from './handler-settlement.interceptor.js';

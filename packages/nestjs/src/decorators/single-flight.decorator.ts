@@ -1,5 +1,5 @@
 import { SetMetadata } from '@nestjs/common';
-import { type SingleFlightRouteOptions } from '@oncely/core';
+import type { SingleFlightRouteOptions } from '@oncely/core';
 import { checkRouteOptions } from '@oncely/core/adapter';
 import { SINGLE_FLIGHT_METADATA } from '../oncely.constants.js';
 import { reportHandlerSettlement } from './handler-settlement.interceptor.js';

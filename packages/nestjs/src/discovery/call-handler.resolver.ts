@@ -1,5 +1,5 @@
 import { OncelyConfigurationError, type ProtectedRouteDeclaration } from '@oncely/core';
-import { type ProtectedRoute } from '@oncely/core/adapter';
+import type { ProtectedRoute } from '@oncely/core/adapter';
 import type { ProtectedRouteDefiner } from './protected-handler.options.js';
 import {
   GRAPHQL_RESOLVER_METADATA,

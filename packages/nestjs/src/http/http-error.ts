@@ -1,7 +1,7 @@
 import { HttpException, type ExecutionContext } from '@nestjs/common';
 import type { AbstractHttpAdapter } from '@nestjs/core';
 import { SharedFlightError, toProblemResponse } from '@oncely/core';
-import { type HttpResponse } from '@oncely/core/adapter';
+import type { HttpResponse } from '@oncely/core/adapter';
 import { OncelyResponseException } from './oncely-response.exception.js';
 
 /**

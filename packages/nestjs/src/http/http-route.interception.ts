@@ -1,6 +1,6 @@
 import type { CallHandler, ExecutionContext } from '@nestjs/common';
 import type { AbstractHttpAdapter } from '@nestjs/core';
-import { type HandlerContext, type KeyContext } from '@oncely/core';
+import type { HandlerContext, KeyContext } from '@oncely/core';
 import {
   ResponseCapture,
   resolveCallKeys,

@@ -1,9 +1,9 @@
 import type { Cluster, Redis } from 'ioredis';
-import {
-  type ForceReleaseOutcome,
-  type IdempotencyRecordAdmin,
-  type RecordInspection,
-  type StoredResponse,
+import type {
+  ForceReleaseOutcome,
+  IdempotencyRecordAdmin,
+  RecordInspection,
+  StoredResponse,
 } from '@oncely/core';
 import { decodeStoredResponse, recordKeyHash } from '@oncely/core/adapter';
 import { recordKeys, type RecordKey } from '../record/record-key.js';
