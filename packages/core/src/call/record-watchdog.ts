@@ -20,7 +20,6 @@ export class RecordWatchdog {
   readonly #signal = new LazySignal();
   readonly #lease: LeaseWatchdog;
   readonly #deadline: HandlerDeadline;
-  #lost = false;
 
   constructor(
     store: IdempotencyRecordStore,
@@ -35,7 +34,7 @@ export class RecordWatchdog {
       ttl: leaseTtl,
       since: watched.askedAt,
       renew: () => store.renew(lease, leaseTtl),
-      onLost: (lost) => this.#lose(lost),
+      onLost: (lost) => this.#signal.abort(lost),
     });
     this.#deadline = new HandlerDeadline(
       lease.identity,
@@ -43,7 +42,7 @@ export class RecordWatchdog {
       watched.maxDuration,
       (expired) => {
         this.#lease.stop();
-        this.#lose(expired);
+        this.#signal.abort(expired);
       },
     );
   }
@@ -54,7 +53,7 @@ export class RecordWatchdog {
   }
 
   get lost(): boolean {
-    return this.#lost;
+    return this.#signal.aborted;
   }
 
   /** Set once the handler ran past `maxDuration`. */
@@ -75,15 +74,9 @@ export class RecordWatchdog {
   /** Only once the handler reads its signal: the outer one matters to no one before. */
   #followOuterSignal(): void {
     const outer = this.outerSignal();
-    if (outer.aborted) this.#lose(outer.reason);
+    if (outer.aborted) this.#signal.abort(outer.reason);
     else if (outer !== neverAborted) {
-      outer.addEventListener('abort', () => this.#lose(outer.reason), { once: true });
+      outer.addEventListener('abort', () => this.#signal.abort(outer.reason), { once: true });
     }
-  }
-
-  #lose(reason: unknown): void {
-    if (this.#lost) return;
-    this.#lost = true;
-    this.#signal.abort(reason);
   }
 }

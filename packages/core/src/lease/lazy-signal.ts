@@ -15,6 +15,10 @@ export class LazySignal {
     return this.#controller.signal;
   }
 
+  get aborted(): boolean {
+    return this.#aborted;
+  }
+
   /** Whether `signal` has been read: only then can anyone be listening. */
   get read(): boolean {
     return this.#controller !== undefined;
