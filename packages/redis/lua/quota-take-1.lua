@@ -10,10 +10,12 @@
 if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 1 then
   return 2
 end
-if redis.call('SCARD', KEYS[1]) >= tonumber(ARGV[2]) then
+local counted = redis.call('SCARD', KEYS[1])
+if counted >= tonumber(ARGV[2]) then
   return 0
 end
-if redis.call('SADD', KEYS[1], ARGV[1]) == 1 and redis.call('SCARD', KEYS[1]) == 1 then
+redis.call('SADD', KEYS[1], ARGV[1])
+if counted == 0 then
   redis.call('PEXPIRE', KEYS[1], ARGV[3])
 end
 return 1
