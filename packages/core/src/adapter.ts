@@ -47,6 +47,7 @@ export {
   HttpStatusFailurePolicy,
   type SerializedFlightError,
 } from './http/http-status-failure.policy.js';
+/** How deep a key input may nest: a framework validating bodies refuses deeper ones the same. */
 export { MAX_INPUT_DEPTH } from './key/key.constants.js';
 
 // What a store or a coordinator needs

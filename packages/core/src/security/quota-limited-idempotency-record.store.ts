@@ -26,8 +26,8 @@ export interface RecordQuotaOptions {
  * Only `begin` calls that create (or take over) a record count, and each identity once per
  * window: replays, 409s and 422s are given back, over the limit they are still answered, and a
  * retry of a request whose record was released (answered 5xx) is not counted again, so a client
- * retrying is never refused for retrying. A new record over the limit is released at once and the call throws
- * `RecordQuotaExceededError` (429 problem+json): nothing stays written.
+ * retrying is never refused for retrying. A new record over the limit is released at once and
+ * the call throws `RecordQuotaExceededError` (429 problem+json): nothing stays written.
  * The bound on stored records per scope is `limit × retention / windowMs`.
  */
 export class QuotaLimitedIdempotencyRecordStore extends ForwardingIdempotencyRecordStore {
