@@ -159,6 +159,7 @@ export { ResultNotSerializableError } from './flight/result-not-serializable.err
 export { ResultTooLargeError } from './flight/result-too-large.error.js';
 export { UnstorableResponseError } from './record/unstorable-response.error.js';
 export { UnsupportedResponseError } from './http/unsupported-response.error.js';
+export { UnstorableValueError } from './call/unstorable-value.error.js';
 /** A backend that cannot be reached, or data at rest that cannot be opened. */
 export { CoordinatorUnavailableError } from './flight/flight-coordinator.port.js';
 export { RecordStoreUnavailableError } from './record/record-store-unavailable.error.js';

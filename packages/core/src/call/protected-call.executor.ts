@@ -1,4 +1,3 @@
-import { storedBodyValue } from '../http/http-response.js';
 import { systemClock } from '../time/clock.js';
 import { CallEvents } from './call-events.js';
 import { resolveCallKeys, type CallKeys } from './call-keys.js';
@@ -12,7 +11,7 @@ import type {
   ProtectedCallResult,
 } from './protected-call.types.js';
 import { runRecorded } from './recorded-call.js';
-import { storedBodyOf } from './stored-body.js';
+import { keptValueBody, valueOfKept } from './kept-value.js';
 import { VALUE_CALL_STATUS, type ValueCall, type ValueCallResult } from './value-call.js';
 
 export { REPLAYED_HEADER } from './kept-response.js';
@@ -72,17 +71,17 @@ export class ProtectedCallExecutor {
    * under the same protection, and hands back the value, or the kept one for a replay.
    */
   async executeValue(call: ValueCall): Promise<ValueCallResult> {
-    const { route, run } = call;
+    const { route, run, fidelity = 'exact' } = call;
     const { response, replayed } = await this.execute({
       route,
       keys: this.#keysOf(call),
       handler: async (context) => ({
         status: VALUE_CALL_STATUS,
         headers: {},
-        body: storedBodyOf(await run(context), route.name),
+        body: keptValueBody(await run(context), fidelity),
       }),
     });
-    return { value: storedBodyValue(response.body), replayed };
+    return { value: valueOfKept(response.body, route.name), replayed };
   }
 
   /** A message or a job refused for its keys is reported: nobody else would hear of it. */

@@ -1,3 +1,4 @@
+import type { ValueFidelity } from '../flight/value-tree.js';
 import type { KeyContext } from '../key/key.types.js';
 import type { HandlerContext } from './protected-call.types.js';
 import type { ProtectedRoute } from './protected-route.js';
@@ -13,15 +14,22 @@ export interface ValueCall {
    * is refused with an oncely event (`refused`), since no client sees a message's or a job's error.
    */
   readonly keyContext: KeyContext;
-  /** Runs the handler; its value must be one `storedBodyOf` keeps (JSON, bytes or nothing). */
+  /**
+   * Runs the handler. Its value is kept as `fidelity` says; one that cannot be kept ends the call
+   * (and every retry of its key) with `UnstorableValueError`, never with another run.
+   */
   readonly run: (context: HandlerContext) => Promise<unknown>;
+  /**
+   * `exact` (default) for callers in this program, such as provider methods: the value comes
+   * back with its types (`Date`, `bigint`, `Map`, `Set`, bytes) or is refused; `json` for values
+   * a transport serialises as JSON anyway (messages, GraphQL), where a class instance is kept as
+   * JSON would send it.
+   */
+  readonly fidelity?: ValueFidelity;
 }
 
 export interface ValueCallResult {
-  /**
-   * The handler's value as kept: `undefined` for `undefined` or `null`, a `Buffer` for bytes,
-   * the value itself otherwise; for a replay, the kept value.
-   */
+  /** The handler's value as kept (a copy, the same for the first caller and every replay). */
   readonly value: unknown;
   readonly replayed: boolean;
 }

@@ -2,7 +2,7 @@ import { OncelyError } from '../errors/oncely-error.js';
 
 /**
  * A flight's result holds a value the codec cannot carry across processes without losing it
- * (a function, a `Map`, `NaN`, a cycle...). `path` points at it, e.g. `$.items[2].price`.
+ * (a function, a `WeakMap`, `NaN`, a cycle...). `path` points at it, e.g. `$.items[2].price`.
  */
 export class ResultNotSerializableError extends OncelyError {
   readonly code = 'result_not_serializable';
@@ -12,7 +12,7 @@ export class ResultNotSerializableError extends OncelyError {
     readonly reason: string,
   ) {
     super(
-      `The flight result cannot be serialised at ${path}: ${reason}. Return JSON-compatible values, Buffer/Uint8Array, Date or bigint only (convert Map/Set to arrays or objects).`,
+      `The flight result cannot be serialised at ${path}: ${reason}. Return JSON-compatible values, Buffer/Uint8Array, Date, bigint, Map or Set only.`,
     );
   }
 }

@@ -8,6 +8,7 @@ import {
   RecordQuotaExceededError,
   InMemoryIdempotencyRecordStore,
   UnsupportedResponseError,
+  UnstorableValueError,
   type OncelyEvent,
 } from '@oncely/core';
 import {
@@ -16,6 +17,7 @@ import {
   QuotaLimitedIdempotencyRecordStore,
   createProtectionEngines,
   defineProtectedRoute,
+  resolveCallKeys,
   storedBodyOf,
   type ProtectedRoute,
 } from '@oncely/core/adapter';
@@ -116,7 +118,7 @@ describe.each([
     ]);
   });
 
-  it('replays bytes as a Buffer and nothing as undefined', async () => {
+  it('replays bytes, null and undefined as they were', async () => {
     const { executor } = nodeOn(new Store());
     const route = idempotentRoute();
     const call = (id: string, value: unknown) =>
@@ -125,14 +127,42 @@ describe.each([
         keyContext: message(id),
         run: async () => value,
       });
-    await call('bytes', new Uint8Array([7, 8]));
-    await call('nothing', null);
+    await call('buffer', Buffer.from([7, 8]));
+    await call('bytes', new Uint8Array([9]));
+    await call('null', null);
+    await call('undefined', undefined);
+    const buffer = await call('buffer', 'not run');
     const bytes = await call('bytes', 'not run');
-    const nothing = await call('nothing', 'not run');
-    expect(bytes.replayed).toBe(true);
-    expect(Buffer.isBuffer(bytes.value)).toBe(true);
-    expect([...(bytes.value as Buffer)]).toEqual([7, 8]);
-    expect(nothing).toEqual({ value: undefined, replayed: true });
+    expect(buffer.replayed).toBe(true);
+    expect(Buffer.isBuffer(buffer.value)).toBe(true);
+    expect([...(buffer.value as Buffer)]).toEqual([7, 8]);
+    expect(Buffer.isBuffer(bytes.value)).toBe(false);
+    expect(bytes.value).toStrictEqual(new Uint8Array([9]));
+    expect(await call('null', 'not run')).toEqual({ value: null, replayed: true });
+    expect(await call('undefined', 'not run')).toEqual({ value: undefined, replayed: true });
+  });
+
+  it('still replays a value an earlier version kept as plain JSON', async () => {
+    const store = new Store();
+    const { executor } = nodeOn(store);
+    const route = idempotentRoute();
+    const key = resolveCallKeys(route, message('legacy')).idempotency!;
+    const begun = await store.begin(key.identity, key.digest, {
+      leaseTtlMs: 10_000,
+      retentionMs: 60_000,
+    });
+    if (begun.kind !== 'acquired') throw new Error(`expected a new record, got ${begun.kind}`);
+    await store.complete(begun.lease, {
+      status: 200,
+      headers: {},
+      body: { kind: 'json', value: { captured: 'before' } },
+    });
+    const replay = await executor.executeValue({
+      route,
+      keyContext: message('legacy'),
+      run: async () => 'not run',
+    });
+    expect(replay).toEqual({ value: { captured: 'before' }, replayed: true });
   });
 
   it('keeps nothing when the handler throws: the redelivery runs again', async () => {
@@ -154,17 +184,29 @@ describe.each([
     expect(runs).toBe(2);
   });
 
-  it('refuses a value it cannot keep and keeps nothing', async () => {
+  it('keeps the refusal of a value it cannot keep: the handler never runs again', async () => {
     const { executor } = nodeOn(new Store());
     const route = idempotentRoute();
+    let runs = 0;
     const call = (value: unknown) =>
       executor.executeValue({
         route,
         keyContext: message('m-3'),
-        run: async () => value,
+        run: async () => {
+          runs += 1;
+          return value;
+        },
       });
-    await expect(call(Readable.from(['x']))).rejects.toThrow(UnsupportedResponseError);
-    expect(await call('kept')).toEqual({ value: 'kept', replayed: false });
+    const refusal = expect.objectContaining({
+      code: 'unstorable_value',
+      route: 'Payments.capture',
+      path: '$',
+      reason: 'an instance of Readable cannot be serialised',
+    });
+    await expect(call(Readable.from(['x']))).rejects.toThrow(refusal);
+    await expect(call('kept')).rejects.toThrow(refusal);
+    await expect(call('kept')).rejects.toThrow(UnstorableValueError);
+    expect(runs).toBe(1);
   });
 
   it('refuses the same identity with another payload, and a duplicate in flight', async () => {

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { ResultNotSerializableError, ResultTooLargeError } from '@oncely/core';
 import { ResultCodec } from '../../src/flight/result-codec.js';
 
@@ -59,6 +60,30 @@ describe('ResultCodec', () => {
     expect(roundTrip({ big: 2n ** 70n })).toEqual({ big: 2n ** 70n });
   });
 
+  it('round-trips Map and Set, keys and items of any kept kind, nested anywhere', () => {
+    const value = {
+      byId: new Map<unknown, unknown>([
+        [1, { at: new Date(7) }],
+        ['two', new Set([3n, Buffer.from('x')])],
+        [{ composite: true }, [new Map()]],
+      ]),
+      empty: new Set(),
+    };
+    const decoded = roundTrip(value) as typeof value;
+    expect(decoded).toStrictEqual(value);
+    expect([...decoded.byId.keys()]).toEqual([1, 'two', { composite: true }]);
+  });
+
+  it('keeps a class instance as JSON would send it: its own enumerable properties', () => {
+    class Order {
+      constructor(readonly id: string) {}
+      get label(): string {
+        return `order ${this.id}`;
+      }
+    }
+    expect(roundTrip(new Order('o-1'))).toStrictEqual({ id: 'o-1' });
+  });
+
   it('keeps user objects that look like its own tags', () => {
     const value = { $t: 'date', v: '2024-01-01T00:00:00.000Z', nested: { $t: 'object', v: {} } };
     expect(roundTrip(value)).toStrictEqual(value);
@@ -98,9 +123,11 @@ describe('ResultCodec', () => {
     ['a symbol', [Symbol('s')], '$[0]'],
     ['NaN', { a: { b: Number.NaN } }, '$.a.b'],
     ['Infinity', Number.POSITIVE_INFINITY, '$'],
-    ['a Map', { m: new Map() }, '$.m'],
-    ['a Set', { s: new Set([1]) }, '$.s'],
+    ['a WeakMap', { m: new WeakMap() }, '$.m'],
+    ['a Map subclass', { m: new (class Registry extends Map {})() }, '$.m'],
     ['a Float64Array', { f: new Float64Array(1) }, '$.f'],
+    ['a function in a Map', { m: new Map([['k', () => 1]]) }, '$.m.<value 0>'],
+    ['a stream', { s: Readable.from(['x']) }, '$.s'],
   ])('refuses %s, naming where it is', (_label, value, path) => {
     const attempt = () => codec.encode(value);
     expect(attempt).toThrow(ResultNotSerializableError);

@@ -1,0 +1,44 @@
+import { ResultNotSerializableError } from '../flight/result-not-serializable.error.js';
+import { fromValueTree, toValueTree, type ValueFidelity } from '../flight/value-tree.js';
+import { storedBodyValue } from '../http/http-response.js';
+import type { StoredBody } from '../record/stored-response.js';
+import { UnstorableValueError } from './unstorable-value.error.js';
+
+/**
+ * Marks the kept body of a value call. A body without it was kept by an earlier version, which
+ * stored the value as plain JSON (or as bytes, or as nothing).
+ */
+const VALUE_MARK = 'oncely:value';
+
+interface KeptValue {
+  readonly [VALUE_MARK]: unknown;
+  readonly refused?: { readonly path: string; readonly reason: string };
+}
+
+/**
+ * A value call's result as its record or flight keeps it: the value's tree (`toValueTree`), or,
+ * for a value that cannot be kept, the refusal itself, so that the handler's single run ends in
+ * a terminal record and every caller, now or on a retry, gets the same `UnstorableValueError`.
+ */
+export function keptValueBody(value: unknown, fidelity: ValueFidelity): StoredBody {
+  let kept: KeptValue;
+  try {
+    kept = { [VALUE_MARK]: toValueTree(value, fidelity) };
+  } catch (error) {
+    if (!(error instanceof ResultNotSerializableError)) throw error;
+    kept = { [VALUE_MARK]: null, refused: { path: error.path, reason: error.reason } };
+  }
+  return { kind: 'json', value: kept };
+}
+
+/** The value a kept body stands for; throws `UnstorableValueError` for a kept refusal. */
+export function valueOfKept(body: StoredBody, route: string): unknown {
+  if (body.kind !== 'json' || !isKeptValue(body.value)) return storedBodyValue(body);
+  const { refused } = body.value;
+  if (refused) throw new UnstorableValueError(route, refused.path, refused.reason);
+  return fromValueTree(body.value[VALUE_MARK]);
+}
+
+function isKeptValue(value: unknown): value is KeptValue {
+  return typeof value === 'object' && value !== null && Object.hasOwn(value, VALUE_MARK);
+}
