@@ -175,11 +175,16 @@ describe('key properties', () => {
         }),
       ),
     })).value;
-    const context = fc.record({
-      user: fc.record({ tenantId: segmentValue, id: segmentValue }),
-      params: fc.record({ cartId: segmentValue }),
-      body: json,
-    });
+    // Null-prototype objects build the same key as plain ones but are not deep-equal to them.
+    const plain = { noNullPrototype: true };
+    const context = fc.record(
+      {
+        user: fc.record({ tenantId: segmentValue, id: segmentValue }, plain),
+        params: fc.record({ cartId: segmentValue }, plain),
+        body: json,
+      },
+      plain,
+    );
     const spec: KeySpec = {
       namespace: 'p',
       operation: 'distinct',
