@@ -18,17 +18,15 @@ import {
   type EncodedResponse,
 } from '@oncely/core/adapter';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
-import {
-  discardIfSessionEnded,
-  query,
-  RecordConnection,
-  type StatementResult,
-} from './record-connection.js';
+import { CallTransaction } from './call-transaction.js';
+import { guardTransactionalWrites } from './guard-transactional-writes.js';
+import { discardIfSessionEnded, query, type StatementResult } from './record-connection.js';
 import { isRetryableConflict, isUniqueViolation, recordDialectOf } from './record-dialect.js';
 import type {
   RunInTransactionOptions,
   TypeOrmIdempotencyRecordStoreOptions,
 } from './typeorm-idempotency-record-store.options.js';
+import { UnguardedRecordConnection } from './unguarded-record-connection.js';
 
 interface RecordRow {
   fingerprint: string;
@@ -56,17 +54,25 @@ const maxBeginRounds = 8;
  * `begin` inserts the record: the unique index on `key_hash` is the lock. `complete`, `release`
  * and `renew` are single statements conditional on owner token and fence, so a holder that lost
  * its lease changes nothing. `runInTransaction` confirms the record in the same transaction as
- * the work's own writes.
+ * the work's own writes, and guards the DataSource so that the work cannot write anywhere else
+ * by mistake (see `runInTransaction`).
  */
 export class TypeOrmIdempotencyRecordStore implements TransactionalIdempotencyRecordStore<EntityManager> {
   private readonly clock: Clock;
-  private readonly connection: RecordConnection;
+  private readonly connection: UnguardedRecordConnection;
 
-  /** @param dataSource stays yours: the store never initialises or destroys it. */
-  constructor(dataSource: DataSource, options: TypeOrmIdempotencyRecordStoreOptions = {}) {
+  /**
+   * @param dataSource stays yours: the store never initialises or destroys it. It is guarded
+   * with `guardTransactionalWrites` here, so build the store at start-up.
+   */
+  constructor(
+    private readonly dataSource: DataSource,
+    options: TypeOrmIdempotencyRecordStoreOptions = {},
+  ) {
     recordDialectOf(dataSource.options.type);
+    guardTransactionalWrites(dataSource);
     this.clock = options.clock ?? systemClock;
-    this.connection = new RecordConnection(
+    this.connection = new UnguardedRecordConnection(
       dataSource,
       positiveWholeNumber('conflictRetryMs', options.conflictRetryMs ?? 10_000),
     );
@@ -176,6 +182,13 @@ export class TypeOrmIdempotencyRecordStore implements TransactionalIdempotencyRe
    * If `work` throws, everything rolls back, the error is rethrown and the record stays in
    * progress under `lease`.
    *
+   * While `work` runs, a write it sends on any other connection of a guarded DataSource (an
+   * injected `Repository`, `dataSource.query()`, its own `dataSource.transaction()`) is refused
+   * before it reaches the database, and the call then fails with `WriteOutsideTransactionError`
+   * and rolls back, even if `work` caught the refusal. Reads stay allowed; `manager.transaction()`
+   * nests in the call's transaction; `outsideIdempotencyTransaction()` lets a write through on
+   * purpose. docs/transactions.md has what each database would do with such writes otherwise.
+   *
    * The row is checked before `work` runs, so a lost lease costs no work. On PostgreSQL and
    * SQLite the check also locks it until commit: a takeover arriving while `work` runs waits and
    * then finds the record completed (it replays) instead of running the work a second time.
@@ -218,7 +231,9 @@ export class TypeOrmIdempotencyRecordStore implements TransactionalIdempotencyRe
     const runner = manager.queryRunner as QueryRunner;
     try {
       await this.checkHeldAtStart(runner, lease);
-      const { response, result } = await work(manager);
+      const { response, result } = await CallTransaction.run(this.dataSource, manager, () =>
+        work(manager),
+      );
       const completed = await query(
         runner,
         statements.complete,

@@ -35,6 +35,8 @@ export const ProblemType = {
   recordQuotaExceeded: 'urn:oncely:problem:record-quota-exceeded',
   storedDataUnreadable: 'urn:oncely:problem:stored-data-unreadable',
   unsupportedResponse: 'urn:oncely:problem:unsupported-response',
+  unstorableValue: 'urn:oncely:problem:unstorable-value',
+  writeOutsideTransaction: 'urn:oncely:problem:write-outside-transaction',
 } as const;
 
 interface ProblemCase {
@@ -169,6 +171,23 @@ const CASES: Readonly<Record<string, (error: Fields) => ProblemCase>> = {
     title: 'Response cannot be kept',
     status: 500,
     detail: 'The response could not be kept for replays, so none was sent and nothing was kept.',
+  }),
+  // A value call's handler ran once and its value could not be kept: its key stays answered by
+  // this refusal. The route and the value's type are for its developers, in the error.
+  unstorable_value: () => ({
+    type: ProblemType.unstorableValue,
+    title: 'Result cannot be kept',
+    status: 500,
+    detail:
+      'The request ran once but its result could not be kept; retries of this key get this error.',
+  }),
+  // A transactional handler wrote beside its transaction (`@oncely/typeorm` refused it and
+  // rolled the call back): a server bug whose fix is in the error, for its developers.
+  write_outside_transaction: () => ({
+    type: ProblemType.writeOutsideTransaction,
+    title: 'Write outside the request transaction',
+    status: 500,
+    detail: 'The request was rolled back and nothing was kept; a retry runs it again.',
   }),
 };
 

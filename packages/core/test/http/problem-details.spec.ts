@@ -14,7 +14,9 @@ import {
   ProblemType,
   RecordStoreUnavailableError,
   ResultTooLargeError,
+  OncelyError,
   UnauthenticatedError,
+  UnstorableValueError,
   toProblemResponse,
 } from '@oncely/core';
 import { retryAfterSeconds } from '../../src/http/problem-details.js';
@@ -92,6 +94,22 @@ describe('toProblemResponse', () => {
     expect(problem?.headers['retry-after']).toBe('1');
     expect(problem?.body.type).toBe(ProblemType.storeUnavailable);
     expect(JSON.stringify(problem?.body)).not.toContain('administrator');
+  });
+
+  it.each([
+    [new UnstorableValueError('Jobs.settle', '$.run', 'an instance of Run …'), 'unstorable-value'],
+    [
+      new (class extends OncelyError {
+        readonly code = 'write_outside_transaction';
+      })('tried to run INSERT on Repository<Payment>'),
+      'write-outside-transaction',
+    ],
+  ])('maps %p to a 500 whose detail keeps the developer message out', (error, type) => {
+    const problem = toProblemResponse(error);
+    expect(problem?.status).toBe(500);
+    expect(problem?.body.type).toBe(`urn:oncely:problem:${type}`);
+    expect(problem?.body.detail).not.toBe(error.message);
+    expect(JSON.stringify(problem?.body)).not.toMatch(/Jobs\.settle|Repository/);
   });
 
   it('lists the invalid properties and names the missing field', () => {
