@@ -22,4 +22,12 @@ export {
   callErrorPayloadOf,
   type OncelyCallErrorPayload,
 } from './call/call-error.js';
-export { OncelyGraphQLError } from './graphql/oncely-graphql.error.js';
+export { OncelyGraphQLError, OncelyGraphQLErrorCode } from './graphql/oncely-graphql.error.js';
+
+// GraphQL replays: the Apollo Server plugin keeping what the first client of a field received.
+export {
+  OncelyGraphQLPlugin,
+  type OncelyGraphQLRequestContext,
+  type OncelyGraphQLRequestListener,
+  type OncelyGraphQLResponseContext,
+} from './graphql/oncely-graphql.plugin.js';

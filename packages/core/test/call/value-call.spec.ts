@@ -209,6 +209,26 @@ describe.each([
     expect(runs).toBe(1);
   });
 
+  it("keeps a class instance as JSON would send it under 'json' fidelity (messages, GraphQL)", async () => {
+    class Receipt {
+      constructor(readonly id: string) {}
+    }
+    const { executor } = nodeOn(new Store());
+    const route = idempotentRoute();
+    let runs = 0;
+    const call = () =>
+      executor.executeValue({
+        route,
+        keyContext: message('m-json'),
+        fidelity: 'json',
+        run: async () => ({ receipt: new Receipt(`r-${++runs}`), at: new Date(5) }),
+      });
+    const expected = { receipt: { id: 'r-1' }, at: new Date(5) };
+    expect(await call()).toStrictEqual({ value: expected, replayed: false });
+    expect(await call()).toStrictEqual({ value: expected, replayed: true });
+    expect(runs).toBe(1);
+  });
+
   it('refuses the same identity with another payload, and a duplicate in flight', async () => {
     const { executor } = nodeOn(new Store());
     const route = idempotentRoute();

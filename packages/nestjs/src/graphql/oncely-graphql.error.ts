@@ -22,3 +22,46 @@ export function toGraphQLError(error: unknown): unknown {
   const payload = callErrorPayloadOf(error);
   return payload ? new OncelyGraphQLError(payload, { cause: error }) : error;
 }
+
+/**
+ * Codes of the answers only an idempotent GraphQL field gives, next to `OncelyCallErrorCode`:
+ * - `selectionMismatch` (422): a retry selected other fields than the first request, whose
+ *   response is all that was kept; retry with the first request's selection set, or send a new
+ *   key for a new mutation.
+ * - `resultUnavailable` (410): the mutation ran, but the response its first client received was
+ *   not kept (the server stopped before sending it); it will not run again under this key.
+ * - `resultCaptureMissing` (500): the server does not keep GraphQL responses (`OncelyGraphQLPlugin`
+ *   is not among its Apollo plugins); nothing ran.
+ */
+export const OncelyGraphQLErrorCode = Object.freeze({
+  selectionMismatch: 'ONCELY_SELECTION_MISMATCH',
+  resultUnavailable: 'ONCELY_RESULT_UNAVAILABLE',
+  resultCaptureMissing: 'ONCELY_RESULT_CAPTURE_MISSING',
+} as const);
+
+export function selectionMismatchError(field: string): OncelyGraphQLError {
+  return new OncelyGraphQLError({
+    code: OncelyGraphQLErrorCode.selectionMismatch,
+    status: 422,
+    field,
+    message: `This idempotency key was first used with another selection set on ${field}; only the response to that selection was kept. Retry with the same selection set (aliases included), or use a new key for a new mutation.`,
+  });
+}
+
+export function resultUnavailableError(field: string): OncelyGraphQLError {
+  return new OncelyGraphQLError({
+    code: OncelyGraphQLErrorCode.resultUnavailable,
+    status: 410,
+    field,
+    message: `${field} already ran under this idempotency key, but the response to it was not kept (the server stopped before sending it). It will not run again under this key: read the outcome with a query.`,
+  });
+}
+
+export function resultCaptureMissingError(field: string): OncelyGraphQLError {
+  return new OncelyGraphQLError({
+    code: OncelyGraphQLErrorCode.resultCaptureMissing,
+    status: 500,
+    field,
+    message: `${field} is idempotent, but the server does not keep GraphQL responses: add OncelyGraphQLPlugin to the GraphQL module (as a provider, or in plugins: [new OncelyGraphQLPlugin()]). Nothing ran.`,
+  });
+}

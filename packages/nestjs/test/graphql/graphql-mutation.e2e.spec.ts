@@ -12,7 +12,12 @@ import {
 } from '@nestjs/graphql';
 import { GraphQLModule } from '@nestjs/graphql';
 import { Test } from '@nestjs/testing';
-import { IdempotentKey, OncelyCallErrorCode, OncelyModule } from '@oncely/nestjs';
+import {
+  IdempotentKey,
+  OncelyCallErrorCode,
+  OncelyGraphQLPlugin,
+  OncelyModule,
+} from '@oncely/nestjs';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { Executions, Gates } from '../fixtures/test-app.js';
@@ -105,12 +110,15 @@ describe('GraphQL mutations (Apollo, code-first; Redis + PostgreSQL, two nodes)'
       const module = await Test.createTestingModule({
         imports: [
           OncelyModule.forRoot(options),
+          // One node lists the plugin, the other has Nest's Apollo driver find it as a provider.
           GraphQLModule.forRoot<ApolloDriverConfig>({
             driver: ApolloDriver,
             autoSchemaFile: true,
+            plugins: i === 0 ? [new OncelyGraphQLPlugin()] : [],
           }),
         ],
         providers: [
+          ...(i === 0 ? [] : [OncelyGraphQLPlugin]),
           PaymentsResolver,
           Executions,
           Gates,

@@ -1,0 +1,45 @@
+import { SetMetadata } from '@nestjs/common';
+import { startExecutedResultCapture, type GraphQLResponseBody } from './executed-result.capture.js';
+
+/** The metadata `@Plugin()` of `@nestjs/apollo` sets; oncely does not load that package. */
+const APOLLO_PLUGIN_METADATA = 'graphql:plugin';
+
+/** What the plugin reads of Apollo Server's request context. */
+export interface OncelyGraphQLRequestContext {
+  readonly contextValue: unknown;
+}
+
+/** What the plugin reads and rewrites of Apollo Server's response. */
+export interface OncelyGraphQLResponseContext {
+  readonly response: { readonly body: GraphQLResponseBody };
+}
+
+/** The request listener the plugin answers with. */
+export interface OncelyGraphQLRequestListener {
+  willSendResponse(requestContext: OncelyGraphQLResponseContext): Promise<void>;
+}
+
+/**
+ * The Apollo Server plugin that makes an idempotent GraphQL field replay what its first client
+ * received: it keeps the field's executed result (field resolvers' values and errors included)
+ * before the first response is sent, and writes it into the response of every replay.
+ * `@IdempotentKey` resolvers are refused (`ONCELY_RESULT_CAPTURE_MISSING`) on a server without it.
+ *
+ * Register it as a provider (Nest's Apollo driver picks it up, as with `@Plugin()`) or list it:
+ *
+ * ```ts
+ * GraphQLModule.forRoot<ApolloDriverConfig>({ driver: ApolloDriver, plugins: [new OncelyGraphQLPlugin()] })
+ * ```
+ *
+ * Registered twice, it acts once.
+ */
+@SetMetadata(APOLLO_PLUGIN_METADATA, true)
+export class OncelyGraphQLPlugin {
+  async requestDidStart(
+    requestContext: OncelyGraphQLRequestContext,
+  ): Promise<OncelyGraphQLRequestListener | undefined> {
+    const capture = startExecutedResultCapture(requestContext.contextValue);
+    if (!capture) return undefined;
+    return { willSendResponse: ({ response }) => capture.settle(response.body) };
+  }
+}
