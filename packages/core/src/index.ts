@@ -45,6 +45,7 @@ export type {
   FlightCoordinator,
   FlightOutcome,
 } from './flight/flight-coordinator.port.js';
+export type { FlightLeaseAdmin } from './flight/flight-lease-admin.port.js';
 export type {
   BeginOptions,
   BeginOutcome,
@@ -67,7 +68,7 @@ export type {
 
 /** Inspect, force-release and purge records by key, for runbooks and support tools. */
 export { OncelyAdmin } from './security/oncely-admin.js';
-export type { OncelyAdminOptions } from './security/oncely-admin.js';
+export type { KeyReleaseOutcome, OncelyAdminOptions } from './security/oncely-admin.js';
 /** Counts every decision (executed, replayed, joined, …) in a `prom-client` registry. */
 export { createPrometheusListener } from './metrics/prometheus-event.listener.js';
 export type {

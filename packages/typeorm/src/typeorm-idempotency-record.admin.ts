@@ -6,10 +6,18 @@ import type {
   StoredResponse,
 } from '@oncely/core';
 import { decodeStoredResponse, recordKeyHash, systemClock, type Clock } from '@oncely/core/adapter';
-import type { DataSource } from 'typeorm';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { DataSource, QueryRunner } from 'typeorm';
 import { recordDialectOf } from './record-dialect.js';
 import { recordTableName } from './record-table.js';
 import { UninitializedDataSourceError } from './uninitialized-data-source.error.js';
+
+/** How long a release may wait on a row lock before the holder is ended (ms). */
+const BLOCKER_CHECK_MS = 50;
+
+interface QueryResult {
+  readonly affected?: number;
+}
 
 interface AdminRow {
   fingerprint: string;
@@ -75,19 +83,52 @@ export class TypeOrmIdempotencyRecordAdmin implements IdempotencyRecordAdmin {
     const fence = Number(row.fence);
     const runner = this.dataSource.createQueryRunner('master');
     try {
-      const result = await runner.query(
+      const backend = await this.#postgresBackendOf(runner);
+      const release = runner.query(
         this.#numbered(
           `UPDATE ${this.#table()} SET ${c('owner_token')} = ?, ${c('lease_expires_at')} = ?, ${c('expires_at')} = ? WHERE ${c('key_hash')} = ? AND ${c('fence')} = ? AND ${c('status')} = 'in_progress'`,
         ),
         [`released:${randomUUID()}`, now, now, keyHash, fence],
         true,
-      );
+      ) as Promise<QueryResult>;
+      const result = backend === undefined ? await release : await this.#ending(backend, release);
       // Zero rows: it completed or changed hands meanwhile; report what it is now.
       if ((result.affected ?? 0) === 1) return { kind: 'released', fence };
     } finally {
       await runner.release();
     }
     return this.forceRelease(identity);
+  }
+
+  /** The PostgreSQL backend of `runner`, or `undefined` on other databases. */
+  async #postgresBackendOf(runner: QueryRunner): Promise<number | undefined> {
+    if (recordDialectOf(this.dataSource.options.type) !== 'postgres') return undefined;
+    const [row] = (await runner.query('SELECT pg_backend_pid() AS pid')) as Array<{ pid: number }>;
+    return row?.pid;
+  }
+
+  /**
+   * A transactional handler holds its record's row locked until it commits, so on PostgreSQL
+   * the release would wait for the whole handler. While it waits, the transactions it waits for
+   * are ended (`pg_terminate_backend`): they roll back, the handler's writes with them, and its
+   * call fails as on any lost connection (a retryable 503). On MySQL/MariaDB the row is locked
+   * only by the final fenced update, just before the commit, and SQLite shares one connection,
+   * so neither waits.
+   */
+  async #ending(backend: number, release: Promise<QueryResult>): Promise<QueryResult> {
+    let settled = false;
+    const done = release.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    for (;;) {
+      await Promise.race([done, delay(BLOCKER_CHECK_MS)]);
+      if (settled) return release;
+      await this.dataSource.query(
+        'SELECT pg_terminate_backend(blocker) FROM unnest(pg_blocking_pids($1)) AS blocker',
+        [backend],
+      );
+    }
   }
 
   async #query(sql: string, parameters: unknown[]): Promise<unknown[]> {

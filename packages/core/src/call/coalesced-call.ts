@@ -32,7 +32,8 @@ export async function runCoalesced(
   enclosed: boolean,
 ): Promise<ProtectedCallResult> {
   const { events } = env;
-  const localLeaseMs = env.local.duplicateLeaseMs(key, route);
+  let localLeaseMs = env.local.duplicateLeaseMs(key, route);
+  if (localLeaseMs instanceof Promise) localLeaseMs = await localLeaseMs;
   if (localLeaseMs !== undefined) {
     events.emit('single-flight', 'conflict', route.operation, key);
     throw new FlightBusyError(key, localLeaseMs);
@@ -50,6 +51,7 @@ export async function runCoalesced(
       key,
       async (flight) => {
         env.local.markExecuting(local.call);
+        local.call.confirm = () => env.engines.flight.holdsLease(key);
         const deadline = new HandlerDeadline(key, flight.fence, route.maxDuration);
         if (enclosed) deadline.follow(context.signal);
         let response: HttpResponse;

@@ -1,4 +1,5 @@
 import { FlightBusyError } from '../flight/flight-busy.error.js';
+import { guardFlightKey } from '../flight/flight-lease-admin.port.js';
 import type { BusinessKey } from '../key/key.types.js';
 import { recordGuardFailurePolicy } from './call-failure.policy.js';
 import {
@@ -39,9 +40,10 @@ export async function runGuarded(
   key: BusinessKey,
 ): Promise<ProtectedCallResult> {
   const { events } = env;
-  const flightKey = `${key.identity}:idem`;
+  const flightKey = guardFlightKey(key.identity);
   const startedAt = env.clock.now();
-  refuseRunningDuplicate(env.local, events, flightKey, route, key.identity);
+  const refusing = refuseRunningDuplicate(env.local, events, flightKey, route, key.identity);
+  if (refusing) await refusing;
   const own = new OwnReply();
   const local = env.local.enter(flightKey);
   /** A local joiner of a flight that ran the handler is a duplicate in flight under 'reject'. */

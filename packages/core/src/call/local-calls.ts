@@ -8,6 +8,11 @@ export interface LocalCall {
   /** When the handler started (or, before that, when the call did). */
   since: number;
   executing: boolean;
+  /**
+   * Whether the lease the running handler holds still holds, asked of its store; set once the
+   * handler runs under a lease that can be asked. An operator's force-release frees it.
+   */
+  confirm?: () => Promise<boolean>;
   /** On the record store alone: the first call's payload digest and outcome, to share. */
   recorded?: { readonly digest: string; readonly outcome: Promise<GuardedOutcome> };
 }
@@ -36,16 +41,24 @@ export class LocalCalls {
   /**
    * The engine lets callers of one process join a running flight whatever their `onBusy`; a
    * route that refuses duplicates in flight must refuse those too, before joining. Returns the
-   * estimated time left on the running call's lease, or `undefined` to go ahead.
+   * estimated time left on the running call's lease, or `undefined` to go ahead: also when the
+   * running handler's lease turns out to have been freed (an operator's force-release), whose
+   * call then no longer stands for the key in this process.
    */
   duplicateLeaseMs(
     key: string,
     route: { onBusy: 'reject' | 'wait'; leaseTtl: number },
-  ): number | undefined {
+  ): number | undefined | Promise<number | undefined> {
     if (route.onBusy !== 'reject') return undefined;
     const local = this.#running.get(key);
     if (local === undefined || !local.executing) return undefined;
-    return Math.max(1, route.leaseTtl - (this.clock.now() - local.since));
+    const leaseMs = Math.max(1, route.leaseTtl - (this.clock.now() - local.since));
+    if (local.confirm === undefined) return leaseMs;
+    return local.confirm().then((held) => {
+      if (held) return leaseMs;
+      if (this.#running.get(key) === local) this.#running.delete(key);
+      return undefined;
+    });
   }
 
   /**
@@ -73,16 +86,22 @@ export class LocalCalls {
   }
 }
 
-/** `LocalCalls.duplicateLeaseMs` for idempotent routes: a 409 while this process runs the handler. */
+/**
+ * `LocalCalls.duplicateLeaseMs` for idempotent routes: a 409 while this process runs the
+ * handler. Synchronous unless the running handler's lease must be asked about.
+ */
 export function refuseRunningDuplicate(
   local: LocalCalls,
   events: CallEvents,
   localKey: string,
   route: { operation: string; onBusy: 'reject' | 'wait'; leaseTtl: number },
   identity: string,
-): void {
+): void | Promise<void> {
+  const refuse = (localLeaseMs: number | undefined) => {
+    if (localLeaseMs === undefined) return;
+    events.emit('idempotency', 'conflict', route.operation, identity);
+    throw new IdempotencyConflictError(identity, localLeaseMs);
+  };
   const localLeaseMs = local.duplicateLeaseMs(localKey, route);
-  if (localLeaseMs === undefined) return;
-  events.emit('idempotency', 'conflict', route.operation, identity);
-  throw new IdempotencyConflictError(identity, localLeaseMs);
+  return localLeaseMs instanceof Promise ? localLeaseMs.then(refuse) : refuse(localLeaseMs);
 }

@@ -11,6 +11,8 @@ import type { LocalCalls } from './local-calls.js';
 /** What the executor needs of the SingleFlight engine (`SingleFlight` satisfies it). */
 export interface FlightRunner {
   run<T>(key: string, work: FlightWork<T>, options?: FlightRunOptions): Promise<FlightResult<T>>;
+  /** Whether this process's flight on `key` still holds its lease (an operator may free it). */
+  holdsLease(key: string): Promise<boolean>;
 }
 
 export interface ProtectedCallEngines {

@@ -8,6 +8,7 @@ import type { StoredResponse } from '../record/stored-response.js';
 import { isTransactionalRecordStore } from '../record/transactional-idempotency-record-store.port.js';
 import type { HttpResponse } from '../http/http-response.js';
 import { keep, shareable } from './kept-response.js';
+import type { LocalCall } from './local-calls.js';
 import type { OwnReply } from './own-reply.js';
 import type { ResolvedIdempotentRoute } from './protected-route.js';
 import { RecordWatchdog } from './record-watchdog.js';
@@ -30,6 +31,8 @@ export interface RecordExecution {
   readonly run: (transaction: unknown, signalOf: () => AbortSignal) => Promise<HttpResponse>;
   /** Receives the handler's own response, kept or not. */
   readonly reply: OwnReply;
+  /** This process's call for the identity: duplicates ask it whether the lease still holds. */
+  readonly local: LocalCall;
   readonly emit: (outcome: OncelyOutcome, error?: unknown) => void;
 }
 
@@ -47,6 +50,7 @@ export async function executeUnderRecord(execution: RecordExecution): Promise<St
     { leaseTtl: route.leaseTtl, askedAt: execution.askedAt, maxDuration: route.maxDuration },
     execution.outerSignal,
   );
+  execution.local.confirm = () => watchdog.confirmLease();
   let settled = false;
   const produce = async (transaction: unknown): Promise<StoredResponse> => {
     // At maxDuration the call stops waiting: a transaction rolls back, nothing is completed.

@@ -82,6 +82,7 @@ export async function runUnderRecord(
             return inner.replayed ? withoutReplayMark(inner.response) : inner.response;
           },
           reply: recorded.reply,
+          local: recorded.local,
           emit: (outcome, error) =>
             events.emit('idempotency', outcome, route.operation, key.identity, startedAt, error),
         });

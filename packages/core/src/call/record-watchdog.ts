@@ -61,6 +61,11 @@ export class RecordWatchdog {
     return this.#deadline.expired;
   }
 
+  /** Whether the record's lease still holds, asked of the store now (`LeaseWatchdog.confirm`). */
+  confirmLease(): Promise<boolean> {
+    return this.#lease.confirm();
+  }
+
   /** The handler's outcome, or `MaxDurationExceededError` at `maxDuration`. */
   bound<T>(work: Promise<T>): Promise<T> {
     return this.#deadline.bound(work);

@@ -25,7 +25,8 @@ export async function runRecorded(
 ): Promise<ProtectedCallResult> {
   const localKey = `${key.identity}:idem`;
   const startedAt = env.clock.now();
-  refuseRunningDuplicate(env.local, env.events, localKey, route, key.identity);
+  const refusing = refuseRunningDuplicate(env.local, env.events, localKey, route, key.identity);
+  if (refusing) await refusing;
   const local = env.local.enter(localKey);
   const first = local.call.recorded;
   if (first !== undefined && first.digest === key.digest) {

@@ -4,6 +4,7 @@ import type {
   FlightCoordinator,
   FlightOutcome,
 } from './flight-coordinator.port.js';
+import type { FlightLeaseAdmin } from './flight-lease-admin.port.js';
 import { InvalidFlightOptionError } from './invalid-flight-option.error.js';
 
 export interface InMemoryFlightCoordinatorOptions {
@@ -33,7 +34,7 @@ type NoticeListener = () => void;
  * Notices are delivered in-process; a `waitForNotice` registers synchronously, so it catches
  * every notice published after the call.
  */
-export class InMemoryFlightCoordinator implements FlightCoordinator {
+export class InMemoryFlightCoordinator implements FlightCoordinator, FlightLeaseAdmin {
   readonly #clock: Clock;
   readonly #states = new Map<string, KeyState>();
   readonly #listeners = new Map<string, Set<NoticeListener>>();
@@ -103,6 +104,15 @@ export class InMemoryFlightCoordinator implements FlightCoordinator {
   async release(key: string, owner: string): Promise<boolean> {
     if (this.#live(key, this.#clock.now())?.lease?.owner !== owner) return false;
     this.#states.delete(key);
+    this.#notify(key);
+    return true;
+  }
+
+  async forceReleaseLease(key: string): Promise<boolean> {
+    const state = this.#live(key, this.#clock.now());
+    if (!state?.lease) return false;
+    delete state.lease;
+    if (!state.stored) this.#states.delete(key);
     this.#notify(key);
     return true;
   }

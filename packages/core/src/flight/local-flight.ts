@@ -1,4 +1,5 @@
 import { LeaseLostError } from '../errors/lease-lost.error.js';
+import type { LeaseWatchdog } from '../lease/lease-watchdog.js';
 import { FlightBusyError } from './flight-busy.error.js';
 import { CoordinatorUnavailableError } from './flight-coordinator.port.js';
 import type { FailurePolicy, FlightResult } from './flight.types.js';
@@ -17,6 +18,19 @@ export interface LocalFlight {
   readonly leaseTtl: number;
   /** `performance.now()` when it started. */
   readonly since: number;
+  /** The lease it holds once it leads, to ask whether an operator freed it. */
+  readonly leadership: { lease?: LeaseWatchdog };
+}
+
+/**
+ * Whether a flight of this process still holds its lease, asked of the coordinator before
+ * joining it: an operator may have freed it (force-release) while its work still runs, and then
+ * it no longer stands for the key. Concurrent joiners share one question; a flight that does not
+ * lead (yet) holds nothing to ask about.
+ */
+export async function stillLeads(flight: LocalFlight): Promise<boolean> {
+  const { lease } = flight.leadership;
+  return lease === undefined || lease.confirm();
 }
 
 export type JoinOutcome = { readonly landed: Landing<unknown> } | { readonly failed: unknown };

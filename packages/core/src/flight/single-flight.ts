@@ -11,7 +11,13 @@ import {
 import type { FlightContext, FlightResult, FlightRunOptions, FlightWork } from './flight.types.js';
 import { LeaseWatchdog } from '../lease/lease-watchdog.js';
 import { FlightOutcomes } from './flight-outcomes.js';
-import { joinWithin, mayRunAgain, type Landing, type LocalFlight } from './local-flight.js';
+import {
+  joinWithin,
+  mayRunAgain,
+  stillLeads,
+  type Landing,
+  type LocalFlight,
+} from './local-flight.js';
 import { MaxDurationExceededError } from './max-duration-exceeded.error.js';
 import { NoticeSubscription } from './notice-subscription.js';
 import { ResultCodec } from './result-codec.js';
@@ -88,6 +94,15 @@ export class SingleFlight {
   }
 
   /**
+   * Whether this process's flight on `key`, if it leads one, still holds its lease, asked of the
+   * coordinator now: `false` once an operator freed it under the running work.
+   */
+  holdsLease(key: string): Promise<boolean> {
+    const running = this.#flights.get(key);
+    return running === undefined ? Promise.resolve(true) : stillLeads(running);
+  }
+
+  /**
    * Runs `work` for `key` unless another caller already does, and resolves with its result and
    * how it was obtained. A caller joining a flight of this process shares that flight's outcome,
    * governed by the options of the caller that started it, except for its own `wait` and
@@ -118,11 +133,24 @@ export class SingleFlight {
         if (running === undefined) {
           // A joiner taking over waits only what is left of its own `wait`.
           const wait = Math.max(0, Math.floor(deadline - performance.now()));
-          const flight = this.#fly(key, work, joined ? { ...settings, wait } : settings, operation);
-          this.#track(key, flight, settings);
+          const leadership: LocalFlight['leadership'] = {};
+          const flight = this.#fly(
+            key,
+            work,
+            joined ? { ...settings, wait } : settings,
+            operation,
+            leadership,
+          );
+          this.#track(key, flight, settings, leadership);
           const landing = await flight;
           this.#emit(key, operation, landing.source, startedAt, landing.storeError);
           return { value: landing.value, source: landing.source };
+        }
+        if (!(await stillLeads(running))) {
+          // Its lease was freed under it (an operator's force-release): it no longer stands for
+          // the key, so this caller goes to the coordinator as a new one.
+          if (this.#flights.get(key) === running) this.#flights.delete(key);
+          continue;
         }
         joined = true;
         const outcome = await joinWithin(running, key, settings, deadline);
@@ -138,12 +166,18 @@ export class SingleFlight {
     }
   }
 
-  #track(key: string, landing: Promise<Landing<unknown>>, settings: ResolvedFlightOptions): void {
+  #track(
+    key: string,
+    landing: Promise<Landing<unknown>>,
+    settings: ResolvedFlightOptions,
+    leadership: LocalFlight['leadership'],
+  ): void {
     const flight: LocalFlight = {
       landing,
       failurePolicy: settings.failurePolicy,
       leaseTtl: settings.leaseTtl,
       since: performance.now(),
+      leadership,
     };
     this.#flights.set(key, flight);
     // Registered before any caller awaits the flight, so the key is gone before they resume.
@@ -158,6 +192,7 @@ export class SingleFlight {
     work: FlightWork<T>,
     settings: ResolvedFlightOptions,
     operation: string | undefined,
+    leadership: LocalFlight['leadership'],
   ): Promise<Landing<T>> {
     const owner = this.#options.ownerId();
     const deadline = performance.now() + settings.wait;
@@ -208,7 +243,16 @@ export class SingleFlight {
             continue;
           }
           case 'leader':
-            return await this.#lead(key, owner, outcome.fence, askedAt, work, settings, operation);
+            return await this.#lead(
+              key,
+              owner,
+              outcome.fence,
+              askedAt,
+              work,
+              settings,
+              operation,
+              leadership,
+            );
           case 'busy': {
             waited = true;
             const remaining = deadline - performance.now();
@@ -246,6 +290,7 @@ export class SingleFlight {
     work: FlightWork<T>,
     settings: ResolvedFlightOptions,
     operation: string | undefined,
+    leadership: LocalFlight['leadership'],
   ): Promise<Landing<T>> {
     const { leaseTtl } = settings;
     const watchdog = new LeaseWatchdog({
@@ -256,6 +301,7 @@ export class SingleFlight {
       renew: () => this.coordinator.renew(key, owner, leaseTtl),
       onRenewError: (error) => this.#coordinatorDown(key, operation, error),
     });
+    leadership.lease = watchdog;
     const context: FlightContext = {
       key,
       fence,

@@ -4,6 +4,12 @@ import { LazySignal } from './lazy-signal.js';
 /** Share of the lease TTL between renewals: two renewals can fail before the lease runs out. */
 const RENEW_FRACTION = 1 / 3;
 
+/**
+ * How long `confirm` waits for its renewal. A renewal that takes longer (a record row locked by
+ * the holder's own open transaction) proves nothing either way.
+ */
+const CONFIRM_TIMEOUT_MS = 250;
+
 /** A lease held while work runs (a flight's at the coordinator, a record's at its store). */
 export interface WatchedLease {
   /** Names the lease in `LeaseLostError`: the flight key or the record identity. */
@@ -34,6 +40,7 @@ export class LeaseWatchdog {
   #renewing = false;
   #stopped = false;
   #confirmedUntil: number;
+  #confirming: Promise<boolean> | undefined;
 
   constructor(private readonly lease: WatchedLease) {
     this.#interval = Math.max(1, Math.floor(lease.ttl * RENEW_FRACTION));
@@ -48,6 +55,19 @@ export class LeaseWatchdog {
   /** Why the lease was lost, once it was. */
   get lostWith(): LeaseLostError | undefined {
     return this.#lostWith;
+  }
+
+  /**
+   * Asks now, rather than at the next tick, whether the lease is still held: one renewal,
+   * shared by concurrent askers. A refused one loses the lease as a tick would; one that fails or takes longer than
+   * `CONFIRM_TIMEOUT_MS` proves nothing and answers `true`. For a caller about to wait for, or refuse itself in favour of, the work this lease
+   * covers: an operator may have freed it.
+   */
+  confirm(): Promise<boolean> {
+    if (this.#lostWith) return Promise.resolve(false);
+    if (this.#stopped) return Promise.resolve(true);
+    this.#confirming ??= this.#confirmNow().finally(() => (this.#confirming = undefined));
+    return this.#confirming;
   }
 
   stop(): void {
@@ -81,13 +101,42 @@ export class LeaseWatchdog {
     try {
       const renewed = await this.lease.renew();
       if (this.#stopped) return;
-      if (renewed) this.#confirmedUntil = startedAt + this.lease.ttl;
+      if (renewed) this.#confirmed(startedAt);
       else this.#lose();
     } catch (error) {
       if (!this.#stopped) this.lease.onRenewError?.(error);
     } finally {
       this.#renewing = false;
     }
+  }
+
+  async #confirmNow(): Promise<boolean> {
+    const startedAt = performance.now();
+    let timer: NodeJS.Timeout | undefined;
+    const undecided = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), CONFIRM_TIMEOUT_MS);
+      timer.unref();
+    });
+    let renewed: boolean | undefined;
+    try {
+      renewed = await Promise.race([this.lease.renew(), undecided]);
+    } catch {
+      return true;
+    } finally {
+      clearTimeout(timer);
+    }
+    if (renewed === undefined) return true;
+    if (this.#stopped) return this.#lostWith === undefined;
+    if (renewed) {
+      this.#confirmed(startedAt);
+      return true;
+    }
+    this.#lose();
+    return false;
+  }
+
+  #confirmed(askedAt: number): void {
+    this.#confirmedUntil = askedAt + this.lease.ttl;
   }
 
   #lose(): void {

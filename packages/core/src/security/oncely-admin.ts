@@ -1,4 +1,10 @@
 import { OncelyConfigurationError } from '../errors/oncely-configuration.error.js';
+import type { FlightCoordinator } from '../flight/flight-coordinator.port.js';
+import {
+  guardFlightKey,
+  isFlightLeaseAdmin,
+  type FlightLeaseAdmin,
+} from '../flight/flight-lease-admin.port.js';
 import type { IdempotencyRecordStore } from '../record/idempotency-record-store.port.js';
 import { isSealedResponse, openResponse } from './sealed-response.js';
 import { EncryptionKeyring, type EncryptionOptions } from './encryption-keyring.js';
@@ -14,7 +20,24 @@ export interface OncelyAdminOptions {
   readonly admin?: IdempotencyRecordAdmin;
   /** The keys of an encrypted store, to show its stored responses opened. */
   readonly encryption?: EncryptionOptions;
+  /**
+   * The coordinator the app's engine uses (the one you built, not an encrypting wrapper), so
+   * that `forceRelease` frees its leases on the key too: the idempotency guard's, which the
+   * running handler keeps renewing, and for a whole business key the SingleFlight lease. Without
+   * it only the durable record is released, and a retry meets the guard's `409` until the old
+   * handler ends.
+   */
+  readonly coordinator?: FlightCoordinator;
 }
+
+/**
+ * What `forceRelease` did: the record's outcome, and the coordinator leases it freed (`guard`:
+ * the idempotency guard's lease on the identity; `flight`: the SingleFlight lease on the whole
+ * business key given).
+ */
+export type KeyReleaseOutcome = ForceReleaseOutcome & {
+  readonly leases: ReadonlyArray<'guard' | 'flight'>;
+};
 
 /** Segments of a business key; its identity has one less (no fingerprint). */
 const KEY_SEGMENTS = 6;
@@ -28,6 +51,7 @@ export class OncelyAdmin {
   readonly #store: IdempotencyRecordStore;
   readonly #admin: IdempotencyRecordAdmin;
   readonly #keyring: EncryptionKeyring | undefined;
+  readonly #leases: FlightLeaseAdmin | undefined;
 
   constructor(store: IdempotencyRecordStore, options: OncelyAdminOptions = {}) {
     const operator = options.admin ?? store;
@@ -36,8 +60,15 @@ export class OncelyAdmin {
         'OncelyAdmin needs a store with admin methods (inspect, forceRelease): the in-memory store, or pass { admin: new RedisIdempotencyRecordAdmin(redis) } or { admin: new TypeOrmIdempotencyRecordAdmin(dataSource) }.',
       );
     }
+    const { coordinator } = options;
+    if (coordinator !== undefined && !isFlightLeaseAdmin(coordinator)) {
+      throw new OncelyConfigurationError(
+        'OncelyAdmin needs a coordinator with forceReleaseLease (InMemoryFlightCoordinator, RedisFlightCoordinator): pass the coordinator you built, not a wrapper around it.',
+      );
+    }
     this.#store = store;
     this.#admin = operator;
+    this.#leases = coordinator;
     this.#keyring = options.encryption && new EncryptionKeyring('OncelyAdmin', options.encryption);
   }
 
@@ -49,8 +80,23 @@ export class OncelyAdmin {
     return { ...inspection, response: openResponse(this.#keyring, identity, inspection.response) };
   }
 
-  forceRelease(keyOrIdentity: string): Promise<ForceReleaseOutcome> {
-    return this.#admin.forceRelease(identityOf(keyOrIdentity));
+  /**
+   * Frees every layer of a key stuck in progress, so that the next request runs at once: the
+   * durable record (unless completed: it is the proof the work happened) and, given the
+   * `coordinator`, the guard's lease and, for a whole business key, its SingleFlight lease. The
+   * old handler can no longer confirm anything: its fenced completion is refused and its lease
+   * watchdog reports the lease lost.
+   */
+  async forceRelease(keyOrIdentity: string): Promise<KeyReleaseOutcome> {
+    const identity = identityOf(keyOrIdentity);
+    const record = await this.#admin.forceRelease(identity);
+    const leases: Array<'guard' | 'flight'> = [];
+    if (this.#leases) {
+      if (await this.#leases.forceReleaseLease(guardFlightKey(identity))) leases.push('guard');
+      const wholeKey = identity !== keyOrIdentity;
+      if (wholeKey && (await this.#leases.forceReleaseLease(keyOrIdentity))) leases.push('flight');
+    }
+    return { ...record, leases };
   }
 
   /** Deletes expired records in batches until none is left; returns how many were deleted. */

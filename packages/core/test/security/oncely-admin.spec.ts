@@ -1,8 +1,10 @@
 import {
+  InMemoryFlightCoordinator,
   InMemoryIdempotencyRecordStore,
   LeaseLostError,
   OncelyAdmin,
   OncelyConfigurationError,
+  type FlightCoordinator,
   type IdempotencyRecordStore,
 } from '@oncely/core';
 import { ManualClock } from '../flight/manual-clock.js';
@@ -42,15 +44,54 @@ describe('OncelyAdmin on the in-memory store', () => {
     const admin = new OncelyAdmin(store);
     const stuck = await store.begin(identity, digest, options);
     if (stuck.kind !== 'acquired') throw new Error(stuck.kind);
-    expect(await admin.forceRelease(identity)).toEqual({ kind: 'released', fence: 1 });
+    expect(await admin.forceRelease(identity)).toEqual({ kind: 'released', fence: 1, leases: [] });
     await expect(store.complete(stuck.lease, ok)).rejects.toThrow(LeaseLostError);
     const next = await store.begin(identity, digest, options);
     expect(next.kind === 'acquired' && next.lease.fence).toBe(2);
     if (next.kind !== 'acquired') throw new Error(next.kind);
     await store.complete(next.lease, ok);
-    expect(await admin.forceRelease(identity)).toEqual({ kind: 'completed' });
+    expect(await admin.forceRelease(identity)).toEqual({ kind: 'completed', leases: [] });
     expect((await store.begin(identity, digest, options)).kind).toBe('replay');
-    expect(await admin.forceRelease('shop:pay:v1:t-1:nothing')).toEqual({ kind: 'absent' });
+    expect(await admin.forceRelease('shop:pay:v1:t-1:nothing')).toEqual({
+      kind: 'absent',
+      leases: [],
+    });
+  });
+
+  it("with the coordinator, also frees the guard lease and the whole key's flight lease", async () => {
+    const store = new InMemoryIdempotencyRecordStore();
+    const coordinator = new InMemoryFlightCoordinator({ sweepInterval: 0 });
+    const admin = new OncelyAdmin(store, { coordinator });
+    const key = `${identity}:0123456789abcdef`;
+    const stuck = await store.begin(identity, digest, options);
+    if (stuck.kind !== 'acquired') throw new Error(stuck.kind);
+    const guard = await coordinator.acquire(`${identity}:idem`, 'old-guard', 10_000);
+    await coordinator.acquire(key, 'old-flight', 10_000);
+    const woken = coordinator.waitForNotice(`${identity}:idem`, 60_000);
+
+    expect(await admin.forceRelease(key)).toEqual({
+      kind: 'released',
+      fence: 1,
+      leases: ['guard', 'flight'],
+    });
+    await woken;
+    expect(await coordinator.renew(`${identity}:idem`, 'old-guard', 10_000)).toBe(false);
+    expect(await coordinator.renew(key, 'old-flight', 10_000)).toBe(false);
+    const next = await coordinator.acquire(`${identity}:idem`, 'new-guard', 10_000);
+    expect(next.kind === 'leader' && guard.kind === 'leader' && next.fence > guard.fence).toBe(
+      true,
+    );
+    expect(await admin.forceRelease(identity)).toEqual({
+      kind: 'absent',
+      leases: ['guard'],
+    });
+    await coordinator.close();
+  });
+
+  it('refuses a coordinator without the lease admin method', () => {
+    const store = new InMemoryIdempotencyRecordStore();
+    const wrapped = { acquire: jestFree } as unknown as FlightCoordinator;
+    expect(() => new OncelyAdmin(store, { coordinator: wrapped })).toThrow(/forceReleaseLease/);
   });
 
   it('purges every expired record in batches', async () => {

@@ -36,6 +36,12 @@ export interface FlightScripts {
     channel: string,
     businessKey: string,
   ): Promise<unknown>;
+  forceRelease(
+    lease: string,
+    waiters: string,
+    channel: string,
+    businessKey: string,
+  ): Promise<unknown>;
 }
 
 /** Defines the scripts on a client (once per client) and returns them bound to it. */
@@ -44,4 +50,5 @@ export const defineFlightScripts = luaScriptSet<FlightScripts>({
   renew: 'flight-renew-3.lua',
   complete: 'flight-complete-3.lua',
   release: 'flight-release-2.lua',
+  forceRelease: 'flight-force-release-2.lua',
 });

@@ -1,4 +1,9 @@
-import type { AcquireOutcome, FlightCoordinator, FlightOutcome } from '@oncely/core';
+import type {
+  AcquireOutcome,
+  FlightCoordinator,
+  FlightLeaseAdmin,
+  FlightOutcome,
+} from '@oncely/core';
 import type { Cluster, Redis } from 'ioredis';
 import { InvalidRedisOptionError } from '../connection/invalid-redis-option.error.js';
 import { keyPrefix } from '../connection/key-prefix.js';
@@ -30,7 +35,7 @@ import type { RedisFlightCoordinatorOptions } from './redis-flight-coordinator.o
  * returns, though the coordinator gave up on it (at worst a lease nobody completes, until its
  * TTL ends).
  */
-export class RedisFlightCoordinator implements FlightCoordinator {
+export class RedisFlightCoordinator implements FlightCoordinator, FlightLeaseAdmin {
   private readonly client: Redis | Cluster;
   private readonly ownsClient: boolean;
   private readonly scripts: FlightScripts;
@@ -114,6 +119,14 @@ export class RedisFlightCoordinator implements FlightCoordinator {
     const keys = flightKeys(this.keyPrefix, key);
     const reply = await this.run(() =>
       this.scripts.release(keys.lease, keys.waiters, owner, this.channel, key),
+    );
+    return reply === 1;
+  }
+
+  async forceReleaseLease(key: string): Promise<boolean> {
+    const keys = flightKeys(this.keyPrefix, key);
+    const reply = await this.run(() =>
+      this.scripts.forceRelease(keys.lease, keys.waiters, this.channel, key),
     );
     return reply === 1;
   }

@@ -157,7 +157,7 @@ describe('RedisFlightCoordinator', () => {
       const after = names.map((name) => (redis as unknown as Record<string, unknown>)[name]);
       void another.close();
 
-      expect(names.filter((name) => !name.endsWith('Buffer'))).toHaveLength(4);
+      expect(names.filter((name) => !name.endsWith('Buffer'))).toHaveLength(5);
       expect(after).toEqual(before);
       after.forEach((command, i) => expect(command).toBe(before[i]));
     });

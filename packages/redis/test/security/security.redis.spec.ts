@@ -140,7 +140,11 @@ describe('security features on real Redis', () => {
       fingerprint: digest,
       fence: stuck.lease.fence,
     });
-    expect(await admin.forceRelease(id)).toEqual({ kind: 'released', fence: stuck.lease.fence });
+    expect(await admin.forceRelease(id)).toEqual({
+      kind: 'released',
+      fence: stuck.lease.fence,
+      leases: [],
+    });
     await expect(store.complete(stuck.lease, response)).rejects.toThrow(LeaseLostError);
     const next = await store.begin(id, digest, options);
     if (next.kind !== 'acquired') throw new Error(next.kind);
@@ -148,8 +152,45 @@ describe('security features on real Redis', () => {
     await store.complete(next.lease, response);
     const done = await admin.inspect(id);
     expect(done).toMatchObject({ kind: 'completed', response });
-    expect(await admin.forceRelease(id)).toEqual({ kind: 'completed' });
+    expect(await admin.forceRelease(id)).toEqual({ kind: 'completed', leases: [] });
     expect(await redis.exists(recordKey(id))).toBe(1);
+  });
+
+  it('frees the guard and flight leases on Redis: holders lose them, waiters wake, fences grow', async () => {
+    const coordinator = new RedisFlightCoordinator(redis, { keyPrefix: prefix });
+    const store = plainStore();
+    const admin = new OncelyAdmin(store, {
+      admin: new RedisIdempotencyRecordAdmin(redis, { keyPrefix: prefix }),
+      coordinator,
+    });
+    const id = identity();
+    const key = `${id}:0123456789abcdef`;
+    const stuck = await store.begin(id, digest, options);
+    if (stuck.kind !== 'acquired') throw new Error(stuck.kind);
+    const guard = await coordinator.acquire(`${id}:idem`, 'old-guard', 10_000);
+    await coordinator.acquire(key, 'old-flight', 10_000);
+    expect(await coordinator.acquire(`${id}:idem`, 'waiter', 10_000)).toMatchObject({
+      kind: 'busy',
+    });
+    const woken = coordinator.waitForNotice(`${id}:idem`, 60_000);
+
+    expect(await admin.forceRelease(key)).toEqual({
+      kind: 'released',
+      fence: stuck.lease.fence,
+      leases: ['guard', 'flight'],
+    });
+    await woken;
+    expect(await coordinator.renew(`${id}:idem`, 'old-guard', 10_000)).toBe(false);
+    expect(
+      await coordinator.complete(key, 'old-flight', { kind: 'result', payload: '1', ttlMs: 1_000 }),
+    ).toBe(false);
+    const next = await coordinator.acquire(`${id}:idem`, 'new-guard', 10_000);
+    expect(next.kind).toBe('leader');
+    expect(next.kind === 'leader' && guard.kind === 'leader' && next.fence > guard.fence).toBe(
+      true,
+    );
+    expect(await admin.forceRelease(id)).toEqual({ kind: 'absent', leases: ['guard'] });
+    await coordinator.close();
   });
 
   it('shows an encrypted record opened to an operator holding the keys', async () => {

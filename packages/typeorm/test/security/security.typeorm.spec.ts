@@ -129,14 +129,18 @@ describe.each(recordDatabases())('security features on %s', (name, database) => 
       kind: 'in_progress',
       fence: stuck.lease.fence,
     });
-    expect(await admin.forceRelease(id)).toEqual({ kind: 'released', fence: stuck.lease.fence });
+    expect(await admin.forceRelease(id)).toEqual({
+      kind: 'released',
+      fence: stuck.lease.fence,
+      leases: [],
+    });
     await expect(store.complete(stuck.lease, response)).rejects.toThrow(LeaseLostError);
     const next = await store.begin(id, digest, options);
     if (next.kind !== 'acquired') throw new Error(next.kind);
     expect(next.lease.fence).toBe(stuck.lease.fence + 1);
     await store.complete(next.lease, response);
     expect(await admin.inspect(id)).toMatchObject({ kind: 'completed', response });
-    expect(await admin.forceRelease(id)).toEqual({ kind: 'completed' });
+    expect(await admin.forceRelease(id)).toEqual({ kind: 'completed', leases: [] });
     clock.advance(60_001);
     expect((await admin.inspect(id)).kind).toBe('absent');
     // The four records of this suite, all past their retention on this clock.

@@ -1,0 +1,133 @@
+import { Body, Controller, Inject, Post, UseGuards, type INestApplication } from '@nestjs/common';
+import { OncelyAdmin, ProblemType } from '@oncely/core';
+import { IdempotencyManager, IdempotentKey } from '@oncely/nestjs';
+import { TypeOrmIdempotencyRecordAdmin } from '@oncely/typeorm';
+import { IsString } from 'class-validator';
+import { randomUUID } from 'node:crypto';
+import request from 'supertest';
+import type { EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
+import { HeaderAuthGuard } from '../fixtures/orders.controller.js';
+import { createTestApp, Executions, Gates } from '../fixtures/test-app.js';
+import { SharedBackends, writeEffect } from '../support/shared-backends.js';
+
+const SCHEMA = Symbol('schema');
+
+class PaymentDto {
+  @IsString()
+  ref!: string;
+}
+
+/** The first run of each payment waits at its gate; any later run goes straight through. */
+@Controller('payments')
+@UseGuards(HeaderAuthGuard)
+class StuckPaymentsController {
+  constructor(
+    @Inject(Executions) private readonly executions: Executions,
+    @Inject(Gates) private readonly gates: Gates,
+    @Inject(DataSource) private readonly source: DataSource,
+    @Inject(SCHEMA) private readonly schema: string,
+  ) {}
+
+  @Post()
+  @IdempotentKey({ operation: 'pay', scope: 'user.tenantId' })
+  async pay(@Body() dto: PaymentDto): Promise<{ ref: string; run: number }> {
+    const run = this.executions.hit(dto.ref);
+    await writeEffect(this.source, this.schema, dto.ref, run);
+    if (run === 1) await this.gates.pass(dto.ref);
+    return { ref: dto.ref, run };
+  }
+
+  @Post('in-transaction')
+  @IdempotentKey({ operation: 'pay-tx', scope: 'user.tenantId', transactional: true })
+  async payInTransaction(
+    @Body() dto: PaymentDto,
+    @IdempotencyManager() manager: EntityManager,
+  ): Promise<{ ref: string; run: number }> {
+    const run = this.executions.hit(dto.ref);
+    await manager.query(`INSERT INTO "${this.schema}"."effects" (ref, amount) VALUES ($1, $2)`, [
+      dto.ref,
+      run,
+    ]);
+    if (run === 1) await this.gates.pass(dto.ref);
+    return { ref: dto.ref, run };
+  }
+}
+
+describe('OncelyAdmin.forceRelease of a key whose handler still runs (Redis + PostgreSQL)', () => {
+  const backends = new SharedBackends();
+  let app: INestApplication;
+  let admin: OncelyAdmin;
+
+  beforeAll(async () => {
+    await backends.start();
+    const { options, source } = await backends.node();
+    app = await createTestApp('express', options, [StuckPaymentsController], {
+      providers: [
+        { provide: DataSource, useValue: source },
+        { provide: SCHEMA, useValue: backends.schema.name },
+      ],
+    });
+    admin = new OncelyAdmin(options.store!, {
+      admin: new TypeOrmIdempotencyRecordAdmin(source),
+      coordinator: options.coordinator,
+    });
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await backends.stop();
+  });
+
+  const post = (path: string, key: string, ref: string) =>
+    request(app.getHttpServer())
+      .post(path)
+      .set('x-tenant', 't-1')
+      .set('idempotency-key', key)
+      .send({ ref });
+
+  /** The identity of the record the refused duplicate met, from its `conflict` event. */
+  function identityOfConflict(operation: string): string {
+    const conflict = backends.events.findLast(
+      (event) => event.outcome === 'conflict' && event.operation?.includes(`:${operation}:`),
+    );
+    if (!conflict) throw new Error(`no conflict event for ${operation}`);
+    return conflict.key;
+  }
+
+  it.each([
+    ['/payments', 'pay', 'its effect stays, as on any lost lease', 2],
+    ['/payments/in-transaction', 'pay-tx', 'its transaction is ended and its row rolled back', 1],
+  ])(
+    '%s: frees the record and the guard lease at once; the retry runs, the old handler confirms nothing (%s)',
+    async (path, operation, _what, effectRows) => {
+      const key = randomUUID();
+      const ref = randomUUID();
+      const stuck = post(path, key, ref).then((response) => response);
+      await app.get(Gates).entered$(ref);
+      const refused = await post(path, key, ref);
+      expect(refused.status).toBe(409);
+
+      // Awaited while the old handler is still held at its gate: it must not wait for it.
+      const released = await admin.forceRelease(identityOfConflict(operation));
+      expect(released).toMatchObject({ kind: 'released', leases: ['guard'] });
+
+      const retried = await post(path, key, ref);
+      expect(retried.status).toBe(201);
+      expect(retried.body).toEqual({ ref, run: 2 });
+      expect(retried.headers['idempotent-replayed']).toBeUndefined();
+
+      app.get(Gates).open(ref);
+      const old = await stuck;
+      expect(old.status).toBe(503);
+      expect(old.body.type).toBe(ProblemType.leaseLost);
+
+      const replayed = await post(path, key, ref);
+      expect(replayed.status).toBe(201);
+      expect(replayed.headers['idempotent-replayed']).toBe('true');
+      expect(replayed.body).toEqual({ ref, run: 2 });
+      expect(app.get(Executions).of(ref)).toBe(2);
+      expect(await backends.effectRows(ref)).toBe(effectRows);
+    },
+  );
+});
