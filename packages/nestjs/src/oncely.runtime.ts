@@ -8,6 +8,7 @@ import {
   type ProtectedCallExecutor,
   type ProtectedRoute,
 } from '@oncely/core/adapter';
+import { StandbyRegistry } from './method/standby.registry.js';
 import type {
   OncelyModuleOptions,
   OncelyValidationOptions,
@@ -20,6 +21,9 @@ const OWNER = 'OncelyModule';
  * and the two options only Nest has (`keyContext`, `validation`).
  */
 export class OncelyRuntime {
+  /** The standbys of this app's refused provider-method calls. */
+  readonly standbys = new StandbyRegistry();
+
   private constructor(
     private readonly engine: OncelyEngine,
     /** The module's `validation` option as given; `undefined` follows the app. */
@@ -63,8 +67,20 @@ export class OncelyRuntime {
     return this.engine.defineRoute(name, declared);
   }
 
-  /** Closes the engine: its coordinator and store, never the clients the app gave them. */
-  close(): Promise<void> {
-    return this.engine.close();
+  /**
+   * Cancels the standbys of refused provider-method calls (`StandbyRegistry`) and waits for those
+   * calling right now; none starts afterwards. Called before the app closes its connections.
+   */
+  stopStandbys(): Promise<void> {
+    return this.standbys.close();
+  }
+
+  /**
+   * Stops the standbys, then closes the engine: its coordinator and store, never the clients the
+   * app gave them.
+   */
+  async close(): Promise<void> {
+    await this.stopStandbys();
+    await this.engine.close();
   }
 }

@@ -17,6 +17,13 @@ export interface SettlementTrigger {
  * The daily settlement. Every node fires it at 00:00; its key
  * `job:execute:v1:daily-settlement:{businessPeriod}` lets exactly one of them run it per period,
  * and the durable record keeps that run: a node firing late gets the same run back.
+ *
+ * The other nodes are refused at once (`onBusy: 'reject'`, the default) and stand by: should the
+ * node running it die, its lease (the module's `leaseTtl`, 30 s by default) runs out and exactly
+ * one of them runs the period then (docs/jobs.md). A node dying after its write but before the
+ * record completes has settled without recording it, and the take-over settles again: where that
+ * matters, make the write idempotent per period (a unique key). The demo's ledger has none, on
+ * purpose (`SqlSettlementLedger`).
  */
 @Injectable()
 export class DailySettlementJob {

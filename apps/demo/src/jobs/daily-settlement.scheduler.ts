@@ -13,7 +13,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * How a node's firing ended: the period is settled (by this node now, or by whichever node ran
- * it first, whose run comes back), or its settlement is still running on another node.
+ * it first, whose run comes back), or its settlement is still running on another node, and this
+ * node stands by to run it should that node die before completing it.
  */
 export type SettlementFiring =
   | { readonly kind: 'settled'; readonly run: SettlementRun }
@@ -21,7 +22,8 @@ export type SettlementFiring =
 
 /**
  * Fires the daily settlement on every node at 00:00 UTC for the day that just closed, as a
- * `@Cron('0 0 * * *')` would; oncely makes the duplicate firings harmless.
+ * `@Cron('0 0 * * *')` would; oncely makes the duplicate firings harmless, and keeps the
+ * refused ones standing by until the period is settled, so a dying node cannot lose it.
  */
 @Injectable()
 export class DailySettlementScheduler implements OnApplicationBootstrap, OnApplicationShutdown {

@@ -79,6 +79,7 @@ export class ProtectedHandlerDiscovery implements OnModuleInit {
             handler as Method,
             entry.route,
             this.runtime.executor,
+            this.runtime.standbys,
           );
         }
       }

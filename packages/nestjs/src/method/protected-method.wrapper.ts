@@ -1,4 +1,6 @@
+import { IdempotencyConflictError } from '@oncely/core';
 import type { ProtectedCallExecutor, ProtectedRoute } from '@oncely/core/adapter';
+import type { StandbyRegistry } from './standby.registry.js';
 
 type Method = (this: unknown, ...args: unknown[]) => unknown;
 
@@ -9,6 +11,10 @@ type Method = (this: unknown, ...args: unknown[]) => unknown;
  * always a promise. Metadata of the original function is copied, so decorators whose explorers
  * read it later (schedulers, event listeners) still find theirs; oncely's own errors are thrown
  * as they are.
+ *
+ * A call refused as in flight elsewhere (`IdempotencyConflictError`) also leaves a standby for
+ * its identity (`StandbyRegistry`): a provider method has no client that would retry, so this
+ * process calls it again once that run's lease would end, and runs it if the run never completed.
  */
 export function wrapProtectedMethod(
   instance: Record<string, unknown>,
@@ -16,14 +22,27 @@ export function wrapProtectedMethod(
   original: Method,
   route: ProtectedRoute,
   executor: ProtectedCallExecutor,
+  standbys: StandbyRegistry,
 ): void {
-  const protectedMethod = async function (this: unknown, ...args: unknown[]): Promise<unknown> {
-    const { value } = await executor.executeValue({
+  const call = (self: unknown, args: unknown[], onRun?: () => void) =>
+    executor.executeValue({
       route,
       keyContext: { args },
-      run: async () => original.apply(this, args),
+      run: async () => {
+        onRun?.();
+        return original.apply(self, args);
+      },
     });
-    return value;
+  const protectedMethod = async function (this: unknown, ...args: unknown[]): Promise<unknown> {
+    try {
+      const { value } = await call(this, args);
+      return value;
+    } catch (error) {
+      if (error instanceof IdempotencyConflictError) {
+        standbys.keep(error, route, (onRun) => call(this, args, onRun));
+      }
+      throw error;
+    }
   };
   for (const key of Reflect.getMetadataKeys(original) as unknown[]) {
     Reflect.defineMetadata(key, Reflect.getMetadata(key, original), protectedMethod);
