@@ -1,6 +1,12 @@
-import { Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  Inject,
+  Module,
+  type BeforeApplicationShutdown,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 import { APP_FILTER, APP_INTERCEPTOR, DiscoveryModule, ModuleRef } from '@nestjs/core';
 import { ProtectedHandlerDiscovery } from './discovery/protected-handler.discovery.js';
+import { OncelyGraphQLPlugin } from './graphql/oncely-graphql.plugin.js';
 import { appValidationOptions } from './http/app-validation-options.js';
 import { OncelyExceptionFilter } from './http/oncely-exception.filter.js';
 import { ONCELY_RUNTIME } from './oncely.constants.js';
@@ -14,7 +20,9 @@ import type { OncelyModuleOptions } from './oncely-module-options.interface.js';
  * `isGlobal: true` to use it from every module. At start-up it finds every protected handler
  * (one pass over controllers and providers); it registers one global interceptor (inert on
  * handlers without oncely decorators) and the filter writing oncely's own responses. On
- * shutdown it closes the coordinator and store it was given (never the clients they were given).
+ * shutdown it first cancels the standbys of refused provider-method calls (before any module
+ * closes the connections they would use), then closes the coordinator and store it was given
+ * (never the clients they were given).
  */
 @Module({
   imports: [DiscoveryModule],
@@ -28,11 +36,20 @@ import type { OncelyModuleOptions } from './oncely-module-options.interface.js';
     ProtectedHandlerDiscovery,
     { provide: APP_INTERCEPTOR, useClass: OncelyInterceptor },
     { provide: APP_FILTER, useClass: OncelyExceptionFilter },
+    // Found by Nest's Apollo driver like any `@Plugin()` provider; inert without GraphQL.
+    OncelyGraphQLPlugin,
   ],
 })
-export class OncelyModule extends ConfigurableOncelyModule implements OnApplicationShutdown {
+export class OncelyModule
+  extends ConfigurableOncelyModule
+  implements BeforeApplicationShutdown, OnApplicationShutdown
+{
   constructor(@Inject(ONCELY_RUNTIME) private readonly runtime: OncelyRuntime) {
     super();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.runtime.stopStandbys();
   }
 
   async onApplicationShutdown(): Promise<void> {

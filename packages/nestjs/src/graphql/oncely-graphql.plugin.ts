@@ -25,7 +25,9 @@ export interface OncelyGraphQLRequestListener {
  * before the first response is sent, and writes it into the response of every replay.
  * `@IdempotentKey` resolvers are refused (`ONCELY_RESULT_CAPTURE_MISSING`) on a server without it.
  *
- * Register it as a provider (Nest's Apollo driver picks it up, as with `@Plugin()`) or list it:
+ * `OncelyModule` provides it, and Nest's Apollo driver picks it up as it does `@Plugin()`
+ * providers. List it yourself when `GraphQLModule.forRoot({ include })` leaves `OncelyModule`
+ * out, or when you build Apollo Server yourself:
  *
  * ```ts
  * GraphQLModule.forRoot<ApolloDriverConfig>({ driver: ApolloDriver, plugins: [new OncelyGraphQLPlugin()] })

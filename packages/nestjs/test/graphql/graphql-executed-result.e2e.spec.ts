@@ -1,5 +1,5 @@
 import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
-import { Inject, type INestApplication } from '@nestjs/common';
+import { Inject, Module, type DynamicModule, type INestApplication } from '@nestjs/common';
 import {
   Args,
   Field,
@@ -20,7 +20,6 @@ import {
   IdempotentKey,
   OncelyCallErrorCode,
   OncelyGraphQLErrorCode,
-  OncelyGraphQLPlugin,
   OncelyModule,
   type OncelyModuleOptions,
 } from '@oncely/nestjs';
@@ -171,6 +170,9 @@ class SeveredStore implements IdempotencyRecordStore {
   }
 }
 
+@Module({})
+class PaymentsModule {}
+
 const FIELDS = 'id amount execution status fee note';
 const pay = (fields = FIELDS) =>
   `mutation Pay($input: PaymentInput!) { pay(input: $input) { ${fields} } }`;
@@ -186,20 +188,31 @@ describe('GraphQL replays return what the first client received (Apollo; Redis +
   const apps: INestApplication[] = [];
   let severed!: SeveredStore;
 
+  /**
+   * One node. `OncelyModule` installs the plugin; a GraphQL module that only explores the
+   * payments module (`include`) does not find it, which is how a server ends up without it.
+   */
   async function start(options: OncelyModuleOptions, source: DataSource, plugin: boolean) {
-    const module = await Test.createTestingModule({
-      imports: [
-        OncelyModule.forRoot(options),
-        GraphQLModule.forRoot<ApolloDriverConfig>({ driver: ApolloDriver, autoSchemaFile: true }),
-      ],
+    const payments: DynamicModule = {
+      module: PaymentsModule,
       providers: [
-        ...(plugin ? [OncelyGraphQLPlugin] : []),
         PaymentsResolver,
         Executions,
         Gates,
         { provide: Ledger, useValue: ledger },
         { provide: SOURCE, useValue: source },
         { provide: SCHEMA, useValue: backends.schema.name },
+      ],
+    };
+    const module = await Test.createTestingModule({
+      imports: [
+        OncelyModule.forRoot(options),
+        payments,
+        GraphQLModule.forRoot<ApolloDriverConfig>({
+          driver: ApolloDriver,
+          autoSchemaFile: true,
+          ...(!plugin && { include: [PaymentsModule] }),
+        }),
       ],
     }).compile();
     const app = module.createNestApplication({ logger: false });
