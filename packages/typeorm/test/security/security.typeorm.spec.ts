@@ -150,4 +150,52 @@ describe.each(recordDatabases())('security features on %s', (name, database) => 
     );
     expect(Number(left!.n)).toBe(0);
   });
+  it('force-releases a key while its transactional work holds the row, without waiting for it', async () => {
+    const store = new TypeOrmIdempotencyRecordStore(dataSource);
+    const admin = new OncelyAdmin(store, { admin: new TypeOrmIdempotencyRecordAdmin(dataSource) });
+    const effects = `oncely_release_effects_${randomUUID().slice(0, 8)}`;
+    await dataSource.query(`CREATE TABLE ${effects} (ref varchar(64) NOT NULL)`);
+    const id = identity();
+    const stuck = await store.begin(id, digest, options);
+    if (stuck.kind !== 'acquired') throw new Error(stuck.kind);
+    let unblock!: () => void;
+    const blocked = new Promise<void>((resolve) => (unblock = resolve));
+    let wrote!: () => void;
+    const written = new Promise<void>((resolve) => (wrote = resolve));
+    const work = store.runInTransaction(stuck.lease, async (manager) => {
+      await manager.query(sql(`INSERT INTO ${effects} (ref) VALUES (?)`), [id]);
+      wrote();
+      await blocked;
+      return { response, result: 'done' };
+    });
+    const outcome = work.then(
+      () => 'completed',
+      (error: unknown) => (error instanceof Error ? error.name : String(error)),
+    );
+    await written;
+
+    // Awaited while the work is still blocked: the release must not wait for its transaction.
+    expect(await admin.forceRelease(id)).toMatchObject({ kind: 'released' });
+    unblock();
+    const rows = async () => {
+      const [row] = await dataSource.query<{ n: number | string }[]>(
+        `SELECT COUNT(*) AS n FROM ${effects}`,
+      );
+      return Number(row?.n);
+    };
+    const next = await store.begin(id, digest, options);
+    if (name === 'sqlite') {
+      // One connection: the release ran inside the work's transaction and rolled back with it.
+      expect(await outcome).toBe('LeaseLostError');
+      expect(next.kind).toBe('in_progress');
+    } else {
+      // PostgreSQL ended the work's session; on MariaDB its fenced completion found a new owner.
+      expect(await outcome).toBe(
+        name === 'postgres' ? 'RecordStoreUnavailableError' : 'LeaseLostError',
+      );
+      expect(next.kind === 'acquired' && next.lease.fence).toBe(stuck.lease.fence + 1);
+    }
+    expect(await rows()).toBe(0);
+    await dataSource.query(`DROP TABLE ${effects}`);
+  });
 });
