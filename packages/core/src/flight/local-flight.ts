@@ -18,22 +18,40 @@ export interface LocalFlight {
   readonly leaseTtl: number;
   /** `performance.now()` when it started. */
   readonly since: number;
-  /** The lease it holds once it leads, to ask whether an operator freed it. */
-  readonly leadership: { lease?: LeaseWatchdog };
+  readonly leadership: Leadership;
 }
 
 /**
- * Whether a flight of this process still holds its lease, asked of the coordinator before
- * joining it: an operator may have freed it (force-release) while its work still runs, and then
- * it no longer stands for the key. Concurrent joiners share one question; a flight that does not
- * lead (yet) holds nothing to ask about.
+ * The lease a local flight holds once it leads: to ask whether an operator freed it, and to hear
+ * that its watchdog found it lost, which ends the flight's claim on the key in this process even
+ * while its work still runs.
+ */
+export class Leadership {
+  lease?: LeaseWatchdog;
+  #markLost!: () => void;
+  /** Resolves `{ freed }` once the lease is lost; never otherwise. */
+  readonly lost = new Promise<JoinOutcome>((resolve) => {
+    this.#markLost = () => resolve({ freed: true });
+  });
+
+  markLost(): void {
+    this.#markLost();
+  }
+}
+
+/**
+ * Whether a flight of this process still holds its lease, asked of the coordinator now: an
+ * operator may have freed it (force-release) while its work still runs, and then it no longer
+ * stands for the key. For a caller about to be refused in favour of that work; concurrent askers
+ * share one question. A flight that does not lead (yet) holds nothing to ask about.
  */
 export async function stillLeads(flight: LocalFlight): Promise<boolean> {
   const { lease } = flight.leadership;
   return lease === undefined || lease.confirm();
 }
 
-export type JoinOutcome = { readonly landed: Landing<unknown> } | { readonly failed: unknown };
+export type JoinOutcome =
+  { readonly landed: Landing<unknown> } | { readonly failed: unknown } | { readonly freed: true };
 
 /**
  * Waits for a flight of this process as a follower on another node would wait for its lease:

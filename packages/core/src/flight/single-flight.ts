@@ -13,8 +13,10 @@ import { LeaseWatchdog } from '../lease/lease-watchdog.js';
 import { FlightOutcomes } from './flight-outcomes.js';
 import {
   joinWithin,
+  Leadership,
   mayRunAgain,
   stillLeads,
+  type JoinOutcome,
   type Landing,
   type LocalFlight,
 } from './local-flight.js';
@@ -70,6 +72,8 @@ import {
  * survives: running uncoordinated, or a failed `renew`/`complete`/`release`. An `executed` event
  * carrying `error` means the result could not be stored (e.g. `ResultTooLargeError`).
  */
+const FREED: JoinOutcome = { freed: true };
+
 export class SingleFlight {
   readonly #options: ResolvedEngineOptions;
   readonly #events: OncelyEventDispatcher;
@@ -133,7 +137,7 @@ export class SingleFlight {
         if (running === undefined) {
           // A joiner taking over waits only what is left of its own `wait`.
           const wait = Math.max(0, Math.floor(deadline - performance.now()));
-          const leadership: LocalFlight['leadership'] = {};
+          const leadership = new Leadership();
           const flight = this.#fly(
             key,
             work,
@@ -146,14 +150,12 @@ export class SingleFlight {
           this.#emit(key, operation, landing.source, startedAt, landing.storeError);
           return { value: landing.value, source: landing.source };
         }
-        if (!(await stillLeads(running))) {
-          // Its lease was freed under it (an operator's force-release): it no longer stands for
-          // the key, so this caller goes to the coordinator as a new one.
+        const outcome = await this.#join(running, key, settings, deadline);
+        if ('freed' in outcome) {
           if (this.#flights.get(key) === running) this.#flights.delete(key);
           continue;
         }
         joined = true;
-        const outcome = await joinWithin(running, key, settings, deadline);
         if ('landed' in outcome) {
           this.#emit(key, operation, 'joined', startedAt, undefined);
           return { value: outcome.landed.value as T, source: 'joined' };
@@ -166,11 +168,30 @@ export class SingleFlight {
     }
   }
 
+  /**
+   * Waits for a flight of this process as its follower, unless its lease turns out lost under
+   * its running work (an operator's force-release, an expiry): then `{ freed }`, and the caller
+   * goes to the coordinator as a new one. A caller that would be refused in favour of that work
+   * asks the coordinator now; waiting callers hear it from the flight's watchdog, at its next
+   * renewal at the latest, at no cost.
+   */
+  async #join(
+    running: LocalFlight,
+    key: string,
+    settings: ResolvedFlightOptions,
+    deadline: number,
+  ): Promise<JoinOutcome> {
+    if (settings.onBusy === 'reject') {
+      return (await stillLeads(running)) ? joinWithin(running, key, settings, deadline) : FREED;
+    }
+    return Promise.race([joinWithin(running, key, settings, deadline), running.leadership.lost]);
+  }
+
   #track(
     key: string,
     landing: Promise<Landing<unknown>>,
     settings: ResolvedFlightOptions,
-    leadership: LocalFlight['leadership'],
+    leadership: Leadership,
   ): void {
     const flight: LocalFlight = {
       landing,
@@ -192,7 +213,7 @@ export class SingleFlight {
     work: FlightWork<T>,
     settings: ResolvedFlightOptions,
     operation: string | undefined,
-    leadership: LocalFlight['leadership'],
+    leadership: Leadership,
   ): Promise<Landing<T>> {
     const owner = this.#options.ownerId();
     const deadline = performance.now() + settings.wait;
@@ -290,7 +311,7 @@ export class SingleFlight {
     work: FlightWork<T>,
     settings: ResolvedFlightOptions,
     operation: string | undefined,
-    leadership: LocalFlight['leadership'],
+    leadership: Leadership,
   ): Promise<Landing<T>> {
     const { leaseTtl } = settings;
     const watchdog = new LeaseWatchdog({
@@ -300,6 +321,7 @@ export class SingleFlight {
       since: leaseSince,
       renew: () => this.coordinator.renew(key, owner, leaseTtl),
       onRenewError: (error) => this.#coordinatorDown(key, operation, error),
+      onLost: () => leadership.markLost(),
     });
     leadership.lease = watchdog;
     const context: FlightContext = {

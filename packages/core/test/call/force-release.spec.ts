@@ -20,6 +20,16 @@ class GuardedRecordStore extends InMemoryIdempotencyRecordStore {
 }
 
 const defaults = { ...DEFAULT_PROTECTION, namespace: 'release' };
+/** Short, so that the old handler's watchdog renews (and finds its lease gone) within 300 ms. */
+const leaseTtl = 900;
+/**
+ * A duplicate that would be refused asks about the old handler's lease at once; one that waits
+ * hears of it from the old handler's watchdog, at its next renewal.
+ */
+const WHEN = [
+  ['reject', 'at once'],
+  ['wait', "once the old handler's watchdog finds its lease gone"],
+] as const;
 const keyContext = { args: ['m-1'] };
 
 /**
@@ -72,8 +82,8 @@ describe.each([
   ['behind the guard flight', GuardedRecordStore],
   ['on a store that answers at cache speed, alone', InMemoryIdempotencyRecordStore],
 ])('a force-released key whose handler still runs in this process, %s', (_, Store) => {
-  it.each(['reject', 'wait'] as const)(
-    "onBusy '%s': the next call runs at once, the old one confirms nothing",
+  it.each(WHEN)(
+    "onBusy '%s': the next call runs %s, the old one confirms nothing",
     async (onBusy) => {
       const store = new Store();
       const idempotent = {
@@ -83,6 +93,7 @@ describe.each([
         idempotencyKey: 'ignored' as const,
         onBusy,
         wait: 60_000,
+        leaseTtl,
       };
       // Only routes that wait use the guard in front of a store answering at cache speed.
       const guarded = Store === GuardedRecordStore || onBusy === 'wait';
@@ -96,10 +107,10 @@ describe.each([
 });
 
 describe('a force-released @SingleFlight key whose handler still runs in this process', () => {
-  it.each(['reject', 'wait'] as const)(
-    "onBusy '%s': the next call leads at once, the old one confirms nothing",
+  it.each(WHEN)(
+    "onBusy '%s': the next call leads %s, the old one confirms nothing",
     async (onBusy) => {
-      const singleFlight = { operation: 'quote', target: 'args.0', input: [], onBusy };
+      const singleFlight = { operation: 'quote', target: 'args.0', input: [], onBusy, leaseTtl };
       await forceReleaseWhileRunning(
         new InMemoryIdempotencyRecordStore(),
         { singleFlight },
