@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { InMemoryFlightCoordinator, createOncelyEngine, type OncelyEngine } from '@oncely/core';
+import {
+  InMemoryFlightCoordinator,
+  InMemoryIdempotencyRecordStore,
+  OncelyConfigurationError,
+  createOncelyEngine,
+  type OncelyEngine,
+} from '@oncely/core';
 import { RedisFlightCoordinator, RedisIdempotencyRecordStore } from '@oncely/redis';
 import { requireService, services } from '@oncely/testing-kit';
 import { Redis } from 'ioredis';
@@ -78,6 +84,29 @@ describe('createOncelyEngine ownership', () => {
     await engine.close();
 
     await connectionsReach(name, 0);
+  });
+
+  it('closes what it owns when the store refuses to start, and rethrows', async () => {
+    const refusal = new OncelyConfigurationError('the record table is missing');
+    let closed = 0;
+    class RefusingStore extends InMemoryIdempotencyRecordStore {
+      start(): Promise<void> {
+        return Promise.reject(refusal);
+      }
+      async close(): Promise<void> {
+        closed += 1;
+      }
+    }
+    const engine = createOncelyEngine({ namespace: 'shop', store: new RefusingStore() });
+    const waiting = engine.coordinator.waitForNotice('k', 60_000);
+
+    await expect(engine.start()).rejects.toBe(refusal);
+
+    expect(closed).toBe(1);
+    await expect(waiting).resolves.toBeUndefined();
+    await expect(engine.start()).rejects.toBe(refusal);
+    await engine.close();
+    expect(closed).toBe(1);
   });
 
   it('closes the in-memory coordinator it created; closing again is harmless', async () => {
