@@ -27,6 +27,7 @@ import type {
   TypeOrmIdempotencyRecordStoreOptions,
 } from './typeorm-idempotency-record-store.options.js';
 import { UnguardedRecordConnection } from './unguarded-record-connection.js';
+import { verifyRecordTable } from './verify-record-table.js';
 
 interface RecordRow {
   fingerprint: string;
@@ -56,10 +57,13 @@ const maxBeginRounds = 8;
  * its lease changes nothing. `runInTransaction` confirms the record in the same transaction as
  * the work's own writes, and guards the DataSource so that the work cannot write anywhere else
  * by mistake (see `runInTransaction`).
+ *
+ * `start()` (run by the engine at start-up) refuses a table that is missing or not migrated.
  */
 export class TypeOrmIdempotencyRecordStore implements TransactionalIdempotencyRecordStore<EntityManager> {
   private readonly clock: Clock;
   private readonly connection: UnguardedRecordConnection;
+  private starting: Promise<void> | undefined;
 
   /**
    * @param dataSource stays yours: the store never initialises or destroys it. It is guarded
@@ -70,12 +74,23 @@ export class TypeOrmIdempotencyRecordStore implements TransactionalIdempotencyRe
     options: TypeOrmIdempotencyRecordStoreOptions = {},
   ) {
     recordDialectOf(dataSource.options.type);
-    guardTransactionalWrites(dataSource);
     this.clock = options.clock ?? systemClock;
     this.connection = new UnguardedRecordConnection(
       dataSource,
       positiveWholeNumber('conflictRetryMs', options.conflictRetryMs ?? 10_000),
     );
+    guardTransactionalWrites(dataSource);
+  }
+
+  /**
+   * Checks that the DataSource is initialised and holds `oncely_idempotency_record` with every
+   * column this version writes. Rejects with `RecordTableNotMigratedError` (naming the
+   * migration to run) or `UninitializedDataSourceError`. The engine runs it once at start-up (the Nest module while
+   * it boots, Express's `oncely.start()`); calling it again returns the same promise.
+   */
+  start(): Promise<void> {
+    this.starting ??= verifyRecordTable(this.dataSource);
+    return this.starting;
   }
 
   async begin(identity: string, digest: string, options: BeginOptions): Promise<BeginOutcome> {
