@@ -21,6 +21,7 @@ import {
 } from '@oncely/core';
 import { Test } from '@nestjs/testing';
 import { RedisFlightCoordinator } from '@oncely/redis';
+import { RecordTableNotMigratedError, TypeOrmIdempotencyRecordStore } from '@oncely/typeorm';
 import { services } from '@oncely/testing-kit';
 import { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
@@ -365,6 +366,34 @@ describe('start-up checks', () => {
       );
     } finally {
       client.disconnect();
+    }
+  });
+
+  it('fails the boot when the record table was never migrated, naming the migration', async () => {
+    const dataSource = await new DataSource({
+      type: 'better-sqlite3',
+      database: ':memory:',
+    }).initialize();
+    const coordinator = new RedisFlightCoordinator(
+      { ...services.redis, lazyConnect: true },
+      { keyPrefix: `boot-${randomUUID()}:` },
+    );
+    try {
+      const failure = boot([], {
+        coordinator,
+        store: new TypeOrmIdempotencyRecordStore(dataSource),
+      });
+      await expect(failure).rejects.toBeInstanceOf(RecordTableNotMigratedError);
+      await expect(failure).rejects.toThrow(
+        /oncely_idempotency_record does not exist.*CreateIdempotencyRecordTable1767225600000.*withIdempotencyRecords/,
+      );
+      // The refused boot closed the coordinator it was handed, and left the DataSource open.
+      await expect(coordinator.acquire('k', 'owner', 1_000)).rejects.toThrow(
+        CoordinatorUnavailableError,
+      );
+      expect(dataSource.isInitialized).toBe(true);
+    } finally {
+      await dataSource.destroy();
     }
   });
 
