@@ -37,6 +37,7 @@ describe.each(recordDatabases())('the record table check at start-up on %s', (_,
   it('passes on the migrated table', async () => {
     const store = new TypeOrmIdempotencyRecordStore(dataSource);
     await expect(store.start()).resolves.toBeUndefined();
+    await store.close();
   });
 
   it('fails the engine start on a missing table, naming the migration and how to run it', () =>
