@@ -2,12 +2,20 @@ import {
   Body,
   Controller,
   Get,
+  Injectable,
   Module,
   Post,
   StreamableFile,
+  type ConfigurableModuleOptionsFactory,
   type INestApplication,
 } from '@nestjs/common';
-import { IdempotencyManager, IdempotentKey, OncelyModule, SingleFlight } from '@oncely/nestjs';
+import {
+  IdempotencyManager,
+  IdempotentKey,
+  OncelyModule,
+  SingleFlight,
+  type OncelyModuleOptions,
+} from '@oncely/nestjs';
 import {
   CoordinatorUnavailableError,
   OncelyConfigurationError,
@@ -394,6 +402,44 @@ describe('start-up checks', () => {
       expect(dataSource.isInitialized).toBe(true);
     } finally {
       await dataSource.destroy();
+    }
+  });
+
+  it('configures asynchronously with forRootAsync and an options class', async () => {
+    @Injectable()
+    class OncelyConfig implements ConfigurableModuleOptionsFactory<OncelyModuleOptions, 'create'> {
+      create(): OncelyModuleOptions {
+        return { namespace: uniqueNamespace() };
+      }
+    }
+    @Controller('configured')
+    class ConfiguredController {
+      @Post()
+      @IdempotentKey({ operation: 'configured', scope: 'headers.x-tenant' })
+      create() {
+        return { id: randomUUID() };
+      }
+    }
+    const moduleRef = await Test.createTestingModule({
+      imports: [OncelyModule.forRootAsync({ useClass: OncelyConfig })],
+      controllers: [ConfiguredController],
+    }).compile();
+    const app = moduleRef.createNestApplication({ logger: false });
+    await app.init();
+    try {
+      const send = () =>
+        request(app.getHttpServer())
+          .post('/configured')
+          .set('x-tenant', 't')
+          .set('idempotency-key', 'configured-1')
+          .send({});
+      const first = await send();
+      const replay = await send();
+      expect(first.status).toBe(201);
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+      expect(replay.body).toEqual(first.body);
+    } finally {
+      await app.close();
     }
   });
 
