@@ -70,6 +70,15 @@ export class Oncely {
   }
 
   /**
+   * Runs the store's start-up check and starts its background work (`OncelyEngine.start`): await
+   * it before `app.listen()`, so a record table that is missing or not migrated stops the boot
+   * instead of failing every request. A failed start closes what oncely owns.
+   */
+  start(): Promise<void> {
+    return this.#engine.start();
+  }
+
+  /**
    * Closes the coordinator and store: the in-memory defaults and the adapters passed in (which
    * leave open the clients you gave them).
    */

@@ -6,6 +6,12 @@ import {
   TransactionalStoreRequiredError,
 } from '@oncely/core';
 import { createOncely, OncelyConfigurationError, type Oncely } from '@oncely/express';
+import {
+  RecordTableNotMigratedError,
+  TypeOrmIdempotencyRecordStore,
+  withIdempotencyRecords,
+} from '@oncely/typeorm';
+import { DataSource } from 'typeorm';
 import { uniqueNamespace } from './fixtures/backends.js';
 
 describe('createOncely() and middleware creation', () => {
@@ -36,6 +42,33 @@ describe('createOncely() and middleware creation', () => {
   it('refuses a coordinator or store that is not one', () => {
     expect(() => oncely({ coordinator: {} as never })).toThrow(/option "coordinator"/);
     expect(() => oncely({ store: { begin: 1 } as never })).toThrow(/option "store"/);
+  });
+
+  it('start() refuses a record table that was never migrated, and leaves the DataSource open', async () => {
+    const dataSource = await new DataSource({
+      type: 'better-sqlite3',
+      database: ':memory:',
+    }).initialize();
+    try {
+      const instance = oncely({ store: new TypeOrmIdempotencyRecordStore(dataSource) });
+      await expect(instance.start()).rejects.toBeInstanceOf(RecordTableNotMigratedError);
+      expect(dataSource.isInitialized).toBe(true);
+    } finally {
+      await dataSource.destroy();
+    }
+  });
+
+  it('start() passes on a migrated table', async () => {
+    const dataSource = await new DataSource(
+      withIdempotencyRecords({ type: 'better-sqlite3', database: ':memory:', migrationsRun: true }),
+    ).initialize();
+    try {
+      await expect(
+        oncely({ store: new TypeOrmIdempotencyRecordStore(dataSource) }).start(),
+      ).resolves.toBeUndefined();
+    } finally {
+      await dataSource.destroy();
+    }
   });
 
   it('refuses the in-memory defaults in production unless allowed', () => {

@@ -17,7 +17,8 @@ import type { OncelyModuleOptions } from './oncely-module-options.interface.js';
 
 /**
  * `OncelyModule.forRoot({ namespace, coordinator, store, … })` or `forRootAsync(…)`; pass
- * `isGlobal: true` to use it from every module. At start-up it finds every protected handler
+ * `isGlobal: true` to use it from every module. At start-up it runs the store's start-up check
+ * (a missing or outdated record table fails the boot) and finds every protected handler
  * (one pass over controllers and providers); it registers one global interceptor (inert on
  * handlers without oncely decorators) and the filter writing oncely's own responses. On
  * shutdown it first cancels the standbys of refused provider-method calls (before any module
@@ -29,8 +30,13 @@ import type { OncelyModuleOptions } from './oncely-module-options.interface.js';
   providers: [
     {
       provide: ONCELY_RUNTIME,
-      useFactory: (options: OncelyModuleOptions, moduleRef: ModuleRef) =>
-        OncelyRuntime.create(options, appValidationOptions(moduleRef)),
+      // Started here, before any handler can run: a store that refuses to start (a record
+      // table not migrated) fails the boot rather than every request.
+      useFactory: async (options: OncelyModuleOptions, moduleRef: ModuleRef) => {
+        const runtime = OncelyRuntime.create(options, appValidationOptions(moduleRef));
+        await runtime.start();
+        return runtime;
+      },
       inject: [ONCELY_MODULE_OPTIONS, ModuleRef],
     },
     ProtectedHandlerDiscovery,

@@ -68,6 +68,14 @@ export class OncelyRuntime {
   }
 
   /**
+   * Runs the engine's start-up checks and the store's background work (`OncelyEngine.start`);
+   * the module awaits it while it is created, so a store that cannot work fails the boot.
+   */
+  start(): Promise<void> {
+    return this.engine.start();
+  }
+
+  /**
    * Cancels the standbys of refused provider-method calls (`StandbyRegistry`) and waits for those
    * calling right now; none starts afterwards. Called before the app closes its connections.
    */

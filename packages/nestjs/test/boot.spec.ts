@@ -2,12 +2,20 @@ import {
   Body,
   Controller,
   Get,
+  Injectable,
   Module,
   Post,
   StreamableFile,
+  type ConfigurableModuleOptionsFactory,
   type INestApplication,
 } from '@nestjs/common';
-import { IdempotencyManager, IdempotentKey, OncelyModule, SingleFlight } from '@oncely/nestjs';
+import {
+  IdempotencyManager,
+  IdempotentKey,
+  OncelyModule,
+  SingleFlight,
+  type OncelyModuleOptions,
+} from '@oncely/nestjs';
 import {
   CoordinatorUnavailableError,
   OncelyConfigurationError,
@@ -21,6 +29,7 @@ import {
 } from '@oncely/core';
 import { Test } from '@nestjs/testing';
 import { RedisFlightCoordinator } from '@oncely/redis';
+import { RecordTableNotMigratedError, TypeOrmIdempotencyRecordStore } from '@oncely/typeorm';
 import { services } from '@oncely/testing-kit';
 import { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
@@ -365,6 +374,72 @@ describe('start-up checks', () => {
       );
     } finally {
       client.disconnect();
+    }
+  });
+
+  it('fails the boot when the record table was never migrated, naming the migration', async () => {
+    const dataSource = await new DataSource({
+      type: 'better-sqlite3',
+      database: ':memory:',
+    }).initialize();
+    const coordinator = new RedisFlightCoordinator(
+      { ...services.redis, lazyConnect: true },
+      { keyPrefix: `boot-${randomUUID()}:` },
+    );
+    try {
+      const failure = boot([], {
+        coordinator,
+        store: new TypeOrmIdempotencyRecordStore(dataSource),
+      });
+      await expect(failure).rejects.toBeInstanceOf(RecordTableNotMigratedError);
+      await expect(failure).rejects.toThrow(
+        /oncely_idempotency_record does not exist.*CreateIdempotencyRecordTable1767225600000.*withIdempotencyRecords/,
+      );
+      // The refused boot closed the coordinator it was handed, and left the DataSource open.
+      await expect(coordinator.acquire('k', 'owner', 1_000)).rejects.toThrow(
+        CoordinatorUnavailableError,
+      );
+      expect(dataSource.isInitialized).toBe(true);
+    } finally {
+      await dataSource.destroy();
+    }
+  });
+
+  it('configures asynchronously with forRootAsync and an options class', async () => {
+    @Injectable()
+    class OncelyConfig implements ConfigurableModuleOptionsFactory<OncelyModuleOptions, 'create'> {
+      create(): OncelyModuleOptions {
+        return { namespace: uniqueNamespace() };
+      }
+    }
+    @Controller('configured')
+    class ConfiguredController {
+      @Post()
+      @IdempotentKey({ operation: 'configured', scope: 'headers.x-tenant' })
+      create() {
+        return { id: randomUUID() };
+      }
+    }
+    const moduleRef = await Test.createTestingModule({
+      imports: [OncelyModule.forRootAsync({ useClass: OncelyConfig })],
+      controllers: [ConfiguredController],
+    }).compile();
+    const app = moduleRef.createNestApplication({ logger: false });
+    await app.init();
+    try {
+      const send = () =>
+        request(app.getHttpServer())
+          .post('/configured')
+          .set('x-tenant', 't')
+          .set('idempotency-key', 'configured-1')
+          .send({});
+      const first = await send();
+      const replay = await send();
+      expect(first.status).toBe(201);
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+      expect(replay.body).toEqual(first.body);
+    } finally {
+      await app.close();
     }
   });
 

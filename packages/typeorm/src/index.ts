@@ -5,6 +5,7 @@ export * from './with-idempotency-records.js';
 export * from './typeorm-idempotency-record.store.js';
 export * from './typeorm-idempotency-record-store.options.js';
 export * from './unsupported-database.error.js';
+export * from './record-table-not-migrated.error.js';
 export * from './uninitialized-data-source.error.js';
 export * from './write-outside-transaction.error.js';
 export { guardTransactionalWrites } from './guard-transactional-writes.js';

@@ -22,11 +22,14 @@ import { CallTransaction } from './call-transaction.js';
 import { guardTransactionalWrites } from './guard-transactional-writes.js';
 import { discardIfSessionEnded, query, type StatementResult } from './record-connection.js';
 import { isRetryableConflict, isUniqueViolation, recordDialectOf } from './record-dialect.js';
+import { PurgeSchedule } from './purge-schedule.js';
 import type {
+  PurgeScheduleOptions,
   RunInTransactionOptions,
   TypeOrmIdempotencyRecordStoreOptions,
 } from './typeorm-idempotency-record-store.options.js';
 import { UnguardedRecordConnection } from './unguarded-record-connection.js';
+import { verifyRecordTable } from './verify-record-table.js';
 
 interface RecordRow {
   fingerprint: string;
@@ -56,26 +59,60 @@ const maxBeginRounds = 8;
  * its lease changes nothing. `runInTransaction` confirms the record in the same transaction as
  * the work's own writes, and guards the DataSource so that the work cannot write anywhere else
  * by mistake (see `runInTransaction`).
+ *
+ * `start()` (run by the engine at start-up) refuses a table that is missing or not migrated,
+ * and starts the `purge` schedule if one is configured; `close()` stops it.
  */
 export class TypeOrmIdempotencyRecordStore implements TransactionalIdempotencyRecordStore<EntityManager> {
   private readonly clock: Clock;
   private readonly connection: UnguardedRecordConnection;
+  private readonly purgeSchedule: PurgeSchedule | undefined;
+  private starting: Promise<void> | undefined;
 
   /**
-   * @param dataSource stays yours: the store never initialises or destroys it. It is guarded
-   * with `guardTransactionalWrites` here, so build the store at start-up.
+   * @param dataSource stays yours: the store never initialises or destroys it, not even in
+   * `close()`. It is guarded with `guardTransactionalWrites` here, so build the store at start-up.
    */
   constructor(
     private readonly dataSource: DataSource,
     options: TypeOrmIdempotencyRecordStoreOptions = {},
   ) {
     recordDialectOf(dataSource.options.type);
-    guardTransactionalWrites(dataSource);
     this.clock = options.clock ?? systemClock;
     this.connection = new UnguardedRecordConnection(
       dataSource,
       positiveWholeNumber('conflictRetryMs', options.conflictRetryMs ?? 10_000),
     );
+    if (options.purge !== undefined) {
+      this.purgeSchedule = new PurgeSchedule(
+        (batchSize) => this.purgeExpired(batchSize),
+        purgeScheduleOptions(options.purge),
+      );
+    }
+    guardTransactionalWrites(dataSource);
+  }
+
+  /**
+   * Checks that the DataSource is initialised and holds `oncely_idempotency_record` with every
+   * column this version writes, then starts the `purge` schedule, if any. Rejects with
+   * `RecordTableNotMigratedError` (naming the migration to run) or
+   * `UninitializedDataSourceError`. The engine runs it once at start-up (the Nest module while
+   * it boots, Express's `oncely.start()`); calling it again returns the same promise.
+   */
+  start(): Promise<void> {
+    this.starting ??= (async () => {
+      await verifyRecordTable(this.dataSource);
+      this.purgeSchedule?.start();
+    })();
+    return this.starting;
+  }
+
+  /**
+   * Stops the purge schedule, waiting for a running purge to finish. The DataSource stays open:
+   * it is yours (or Nest's) to destroy, after this.
+   */
+  async close(): Promise<void> {
+    await this.purgeSchedule?.stop();
   }
 
   async begin(identity: string, digest: string, options: BeginOptions): Promise<BeginOutcome> {
@@ -258,6 +295,23 @@ export class TypeOrmIdempotencyRecordStore implements TransactionalIdempotencyRe
     const holds = dialect === 'sqlite' ? held.affected === 1 : held.records.length === 1;
     if (!holds) throw new LeaseLostError(lease.identity, lease.fence);
   }
+}
+
+/** The `purge` option checked, with the default failure report. */
+function purgeScheduleOptions(options: PurgeScheduleOptions): Required<PurgeScheduleOptions> {
+  return {
+    every: positiveWholeNumber('purge.every', options.every),
+    batch: Math.min(positiveWholeNumber('purge.batch', options.batch), maxPurgeBatch),
+    onError: options.onError ?? reportPurgeFailure,
+  };
+}
+
+function reportPurgeFailure(error: unknown): void {
+  const reason = error instanceof Error ? error.message : String(error);
+  process.emitWarning(
+    `oncely could not purge expired idempotency records; the next purge tries again: ${reason}`,
+    { type: 'OncelyPurgeWarning', code: 'ONCELY_PURGE_FAILED' },
+  );
 }
 
 /** A lock conflict hit the check before `work` ran, so the whole transaction may be retried. */

@@ -1,16 +1,36 @@
 import type { DataSourceOptions, MixedList } from 'typeorm';
 import { CreateIdempotencyRecordTable1767225600000 } from './create-idempotency-record-table.migration.js';
 import { idempotencyRecordEntity } from './idempotency-record.schema.js';
+import { UnsupportedDatabaseError } from './unsupported-database.error.js';
 
 /** The migrations that create and evolve oncely's tables, oldest first. */
 export const idempotencyRecordMigrations = [CreateIdempotencyRecordTable1767225600000];
 
 /**
+ * The part of DataSource options `withIdempotencyRecords` reads and extends. `DataSourceOptions`
+ * has it, and so has what a `TypeOrmModule.forRoot` / `forRootAsync` factory takes and returns
+ * (`TypeOrmModuleOptions`, where every field is optional), without this package depending on
+ * `@nestjs/typeorm`.
+ */
+export interface IdempotencyRecordsDataSourceOptions {
+  /** The database type; required here, as it decides the record table's column types. */
+  readonly type?: DataSourceOptions['type'];
+  readonly entities?: DataSourceOptions['entities'];
+  readonly migrations?: DataSourceOptions['migrations'];
+}
+
+/**
  * Adds the `IdempotencyRecord` entity (with the column types of `options.type`) and oncely's
  * migrations to DataSource options, keeping the ones already listed:
- * `new DataSource(withIdempotencyRecords({ type: 'postgres', ... }))`, then `runMigrations()`.
+ * `new DataSource(withIdempotencyRecords({ type: 'postgres', ... }))`, then `runMigrations()`,
+ * or `TypeOrmModule.forRootAsync({ useFactory: () => withIdempotencyRecords({ ... }) })`.
+ * Throws `UnsupportedDatabaseError` when `type` is missing or not PostgreSQL, MySQL/MariaDB or
+ * better-sqlite3.
  */
-export function withIdempotencyRecords<T extends DataSourceOptions>(options: T): T {
+export function withIdempotencyRecords<T extends IdempotencyRecordsDataSourceOptions>(
+  options: T,
+): T {
+  if (options.type === undefined) throw new UnsupportedDatabaseError('undefined');
   return {
     ...options,
     entities: [...listOf(options.entities), idempotencyRecordEntity(options.type)],

@@ -54,6 +54,14 @@ export interface OncelyEngine {
    * operation fail at start-up, naming the route.
    */
   defineRoute(name: string, declared: ProtectedRouteDeclaration): ProtectedRoute;
+  /**
+   * Runs the store's start-up hook (`IdempotencyRecordStore.start`) once: its readiness check
+   * (the TypeORM store refuses a record table that is missing or not migrated) and its
+   * background work (a purge schedule). Await it before serving; the Nest module does. When it
+   * fails the engine closes what it owns, so a refused boot leaves no connection open behind
+   * it, and the error is rethrown. Calling it again returns the same promise.
+   */
+  start(): Promise<void>;
   /** Closes the coordinator and store (each closes only the clients it created). Idempotent. */
   close(): Promise<void>;
 }
@@ -89,7 +97,7 @@ export function createOncelyEngine(options: OncelyEngineOptions): OncelyEngine {
       maxResponseBytes: defaults.maxResponseBytes,
     }),
   );
-  return new Engine(owner, defaults, executor, coordinator, store, closablesOf(plain));
+  return new Engine(owner, defaults, executor, coordinator, store, plain.store, closablesOf(plain));
 }
 
 /** What the engine closes: the coordinator and the store, if it has a `close()`. */
@@ -102,6 +110,7 @@ function closablesOf(engines: { coordinator: object; store: object }): Closable[
 class Engine implements OncelyEngine {
   readonly registry = new OperationRegistry();
   readonly supportsTransactions: boolean;
+  #starting: Promise<void> | undefined;
   #closing: Promise<void> | undefined;
 
   constructor(
@@ -110,6 +119,8 @@ class Engine implements OncelyEngine {
     readonly executor: ProtectedCallExecutor,
     readonly coordinator: FlightCoordinator,
     readonly store: IdempotencyRecordStore,
+    /** The store as given, which the security wrappers forward to: the one to start. */
+    private readonly givenStore: IdempotencyRecordStore,
     private readonly owned: readonly Closable[],
   ) {
     this.supportsTransactions = isTransactionalRecordStore(store);
@@ -122,6 +133,20 @@ class Engine implements OncelyEngine {
     }
     this.registry.register(route);
     return route;
+  }
+
+  start(): Promise<void> {
+    this.#starting ??= this.#start();
+    return this.#starting;
+  }
+
+  async #start(): Promise<void> {
+    try {
+      await this.givenStore.start?.();
+    } catch (error) {
+      await this.close();
+      throw error;
+    }
   }
 
   close(): Promise<void> {

@@ -36,6 +36,20 @@ export interface IdempotencyRecordStore {
    * putting the coordinator's guard flight (two more round trips) in front of it.
    */
   readonly answersAtCacheSpeed?: boolean;
+
+  /**
+   * Optional start-up hook, run once by the engine's `start()` before the app serves requests:
+   * checks that the backend is ready for this version (a table created and migrated, …) and
+   * starts the store's own background work. Rejects with an `OncelyConfigurationError` saying
+   * how to fix the backend, so a store that cannot work fails the boot instead of every request.
+   */
+  start?(): Promise<void>;
+
+  /**
+   * Optional: stops the store's background work and closes the clients it created itself, never
+   * a client or DataSource it was given. Run once by the engine's `close()`.
+   */
+  close?(): Promise<void>;
 }
 
 export interface BeginOptions {

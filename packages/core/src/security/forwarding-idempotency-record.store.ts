@@ -33,9 +33,14 @@ export abstract class ForwardingIdempotencyRecordStore implements IdempotencyRec
   readonly inspect?: (identity: string) => Promise<RecordInspection>;
   readonly forceRelease?: (identity: string) => Promise<ForceReleaseOutcome>;
   readonly answersAtCacheSpeed?: boolean;
+  /** Present when the wrapped store has them: a wrapped store still checks and closes itself. */
+  readonly start?: () => Promise<void>;
+  readonly close?: () => Promise<void>;
 
   protected constructor(protected readonly store: IdempotencyRecordStore) {
     if (store.answersAtCacheSpeed === true) this.answersAtCacheSpeed = true;
+    if (store.start) this.start = async () => await store.start?.();
+    if (store.close) this.close = async () => await store.close?.();
     if (isTransactionalRecordStore(store)) {
       this.runInTransaction = (lease, work) => this.runInStoreTransaction(store, lease, work);
     }

@@ -1,12 +1,24 @@
 import { randomUUID } from 'node:crypto';
-import { InMemoryFlightCoordinator, createOncelyEngine, type OncelyEngine } from '@oncely/core';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  InMemoryFlightCoordinator,
+  InMemoryIdempotencyRecordStore,
+  OncelyConfigurationError,
+  createOncelyEngine,
+  type OncelyEngine,
+} from '@oncely/core';
 import { RedisFlightCoordinator, RedisIdempotencyRecordStore } from '@oncely/redis';
+import { TypeOrmIdempotencyRecordStore, withIdempotencyRecords } from '@oncely/typeorm';
 import { requireService, services } from '@oncely/testing-kit';
 import { Redis } from 'ioredis';
+import { DataSource } from 'typeorm';
 
 /**
  * What `close()` ends: the adapters handed to the engine and the defaults it created, each of
- * which ends only what it opened itself. A client the app passed to an adapter stays open.
+ * which ends only what it opened itself. A client or DataSource the app passed to an adapter
+ * stays open.
  */
 describe('createOncelyEngine ownership', () => {
   const keyPrefix = `oncely-test:engine:${randomUUID().slice(0, 8)}:`;
@@ -78,6 +90,82 @@ describe('createOncelyEngine ownership', () => {
     await engine.close();
 
     await connectionsReach(name, 0);
+  });
+
+  it('closes the clients of adapters created from options', async () => {
+    const name = `oncely-options-${randomUUID().slice(0, 8)}`;
+    const options = { ...services.redis, connectionName: name };
+    const coordinator = new RedisFlightCoordinator(options, { keyPrefix });
+    const engine = createOncelyEngine({
+      namespace: 'shop',
+      coordinator,
+      store: new RedisIdempotencyRecordStore(options, { keyPrefix }),
+    });
+    await coordinator.connect();
+    await connectionsReach(name, 3);
+
+    await engine.close();
+
+    await connectionsReach(name, 0);
+  });
+
+  it('never destroys the DataSource handed to the TypeORM store; stops its purge schedule', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'oncely-ownership-'));
+    const dataSource = await new DataSource(
+      withIdempotencyRecords({
+        type: 'better-sqlite3',
+        database: join(directory, 'records.sqlite'),
+        migrationsRun: true,
+      }),
+    ).initialize();
+    try {
+      const store = new TypeOrmIdempotencyRecordStore(dataSource, {
+        purge: { every: 10, batch: 100 },
+      });
+      let purges = 0;
+      const purgeExpired = store.purgeExpired.bind(store);
+      store.purgeExpired = (batchSize) => {
+        purges += 1;
+        return purgeExpired(batchSize);
+      };
+      const engine = createOncelyEngine({ namespace: 'shop', store });
+      await engine.start();
+      while (purges === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+
+      await engine.close();
+
+      expect(dataSource.isInitialized).toBe(true);
+      expect(await dataSource.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+      const purgesAtClose = purges;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(purges).toBe(purgesAtClose);
+    } finally {
+      await dataSource.destroy();
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+
+  it('closes what it owns when the store refuses to start, and rethrows', async () => {
+    const refusal = new OncelyConfigurationError('the record table is missing');
+    let closed = 0;
+    class RefusingStore extends InMemoryIdempotencyRecordStore {
+      start(): Promise<void> {
+        return Promise.reject(refusal);
+      }
+      async close(): Promise<void> {
+        closed += 1;
+      }
+    }
+    const engine = createOncelyEngine({ namespace: 'shop', store: new RefusingStore() });
+    const waiting = engine.coordinator.waitForNotice('k', 60_000);
+
+    await expect(engine.start()).rejects.toBe(refusal);
+
+    expect(closed).toBe(1);
+    await expect(waiting).resolves.toBeUndefined();
+    await expect(engine.start()).rejects.toBe(refusal);
+    await engine.close();
+    expect(closed).toBe(1);
   });
 
   it('closes the in-memory coordinator it created; closing again is harmless', async () => {
