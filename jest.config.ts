@@ -2,8 +2,9 @@
 import type { Config } from 'jest';
 
 /**
- * One Jest project per package. Everything runs as native ESM (the Nest 12 packages are
- * ESM-only), compiled by SWC with legacy decorators and decorator metadata, as `tsc` would.
+ * One Jest project per package, and `packaging` for the published tarballs. Everything runs as
+ * native ESM (the Nest 12 packages are ESM-only), compiled by SWC with legacy decorators and
+ * decorator metadata, as `tsc` would.
  */
 const swcTransform: Config['transform'] = {
   '^.+\\.ts$': [
@@ -37,8 +38,9 @@ const workspaceAliases: Record<string, string> = {
   '^(\\.{1,2}/.*)\\.js$': '$1',
 };
 
-function project(displayName: string, root: string): Config {
+function project(displayName: string, root: string, extra: Config = {}): Config {
   return {
+    ...extra,
     displayName,
     rootDir: '.',
     roots: [`<rootDir>/${root}`],
@@ -61,6 +63,10 @@ const config: Config = {
     project('express', 'packages/express'),
     project('testing-kit', 'libs/testing'),
     project('demo', 'apps/demo'),
+    // Packs and loads the built packages; its global setup runs `npm run build` (incremental).
+    project('packaging', 'test/packaging', {
+      globalSetup: '<rootDir>/test/packaging/global-setup.mjs',
+    }),
   ],
 };
 

@@ -8,7 +8,9 @@ import {
 import { INTERCEPTORS_METADATA } from '@nestjs/common/constants.js';
 import { from, lastValueFrom, type Observable } from 'rxjs';
 
-const SETTLEMENT = Symbol('oncely:handler-settlement');
+// `Symbol.for`: decorators imported from one build of this package (CommonJS or ESM) report to
+// the interceptor of `OncelyModule` imported from the other.
+const SETTLEMENT = Symbol.for('@oncely/nestjs:handler-settlement');
 
 /** How the route handler itself ended, whatever the interceptors around it made of it. */
 export type HandlerOutcome =

@@ -2,14 +2,21 @@
  * The one place that turns the package's Lua scripts into ioredis commands. Each script is a file
  * `lua/<name>-<numKeys>.lua`, read once at module load; a line `--#include <fragment>` in it
  * stands for `lua/shared/<fragment>.lua`, the pieces several scripts share (Redis' clock, the
- * lease checks). `lua/` sits two levels above this file in `src/scripts/` and in `dist/scripts/`
- * alike, and ships with the package.
+ * lease checks).
+ *
+ * The directory comes from `lua/lua-directory.cjs`, which reports its own `__dirname`. This file
+ * is compiled to ESM and to CommonJS, and neither way of finding oneself works in both
+ * (`import.meta` is a syntax error in CommonJS, `__dirname` is undefined in ESM); a CommonJS file
+ * loads from both, even under test runners whose `require()` cannot load ESM. The build copies
+ * `lua/` to `dist/lua/`, so it sits two levels above this file in `src/scripts/`,
+ * `dist/esm/scripts/` and `dist/cjs/scripts/` alike, and ships with the package.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Cluster, Redis } from 'ioredis';
+import { luaDirectory } from '../../lua/lua-directory.cjs';
 
-const luaDirectory = new URL('../../lua/', import.meta.url);
 const includeLine = /^--#include ([a-z-]+)$/gm;
 
 /** A script file, and whether its bulk-string replies come back as Buffers (binary bodies). */
@@ -64,7 +71,7 @@ function loadLuaScript(source: LuaScriptFile): LuaScript {
 }
 
 function readLua(path: string): string {
-  return readFileSync(new URL(path, luaDirectory), 'utf8');
+  return readFileSync(join(luaDirectory, path), 'utf8');
 }
 
 function bindLuaScript(client: Redis | Cluster, script: LuaScript): ScriptCommand {
