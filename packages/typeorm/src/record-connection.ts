@@ -10,7 +10,7 @@ import {
   type RecordDialect,
 } from './record-dialect.js';
 import { RecordStatements } from './record-statements.js';
-import { recordTableName } from './record-table.js';
+import { qualifiedRecordTable } from './record-table.js';
 import { SerialQueue } from './serial-queue.js';
 import { UninitializedDataSourceError } from './uninitialized-data-source.error.js';
 
@@ -90,12 +90,7 @@ export class RecordConnection {
     if (!this.dataSource.isInitialized) throw new UninitializedDataSourceError();
     const { driver } = this.dataSource;
     const dialect = recordDialectOf(this.dataSource.options.type);
-    const { database, schema, tableName } = driver.parseTableName(recordTableName);
-    const qualifier = dialect === 'postgres' ? schema : dialect === 'mysql' ? database : undefined;
-    const table = [qualifier, tableName]
-      .filter((part): part is string => Boolean(part))
-      .map((part) => driver.escape(part))
-      .join('.');
+    const table = qualifiedRecordTable(this.dataSource, (part) => driver.escape(part));
     this.prepared = {
       dialect,
       statements: new RecordStatements(dialect, table, (name) => driver.escape(name)),

@@ -9,7 +9,7 @@ import { decodeStoredResponse, recordKeyHash, systemClock, type Clock } from '@o
 import { setTimeout as delay } from 'node:timers/promises';
 import type { DataSource, QueryRunner } from 'typeorm';
 import { recordDialectOf } from './record-dialect.js';
-import { recordTableName } from './record-table.js';
+import { qualifiedRecordTable } from './record-table.js';
 import { UninitializedDataSourceError } from './uninitialized-data-source.error.js';
 
 /** How long a release may wait on a row lock before the holder is ended (ms). */
@@ -138,13 +138,7 @@ export class TypeOrmIdempotencyRecordAdmin implements IdempotencyRecordAdmin {
   #table(): string {
     if (!this.dataSource.isInitialized) throw new UninitializedDataSourceError();
     const { driver } = this.dataSource;
-    const dialect = recordDialectOf(this.dataSource.options.type);
-    const { database, schema, tableName } = driver.parseTableName(recordTableName);
-    const qualifier = dialect === 'postgres' ? schema : dialect === 'mysql' ? database : undefined;
-    return [qualifier, tableName]
-      .filter((part): part is string => Boolean(part))
-      .map((part) => driver.escape(part))
-      .join('.');
+    return qualifiedRecordTable(this.dataSource, (part) => driver.escape(part));
   }
 
   #c(name: string): string {

@@ -1,7 +1,7 @@
 import type { DataSource, Table } from 'typeorm';
 import { recordDialectOf } from './record-dialect.js';
 import { RecordTableNotMigratedError } from './record-table-not-migrated.error.js';
-import { recordColumns, recordTableName } from './record-table.js';
+import { qualifiedRecordTable, recordColumns, recordTableName } from './record-table.js';
 import { UninitializedDataSourceError } from './uninitialized-data-source.error.js';
 
 /**
@@ -23,14 +23,6 @@ export async function verifyRecordTable(dataSource: DataSource): Promise<void> {
   const present = new Set(table?.columns.map((column) => column.name));
   const missing = table ? expected.filter((name) => !present.has(name)) : [];
   if (table === undefined || missing.length > 0) {
-    throw new RecordTableNotMigratedError(tablePath(dataSource), missing);
+    throw new RecordTableNotMigratedError(qualifiedRecordTable(dataSource), missing);
   }
-}
-
-/** The table's name as the store's statements qualify it (schema on PostgreSQL, database on MySQL). */
-function tablePath(dataSource: DataSource): string {
-  const { database, schema, tableName } = dataSource.driver.parseTableName(recordTableName);
-  const dialect = recordDialectOf(dataSource.options.type);
-  const qualifier = dialect === 'postgres' ? schema : dialect === 'mysql' ? database : undefined;
-  return [qualifier, tableName].filter(Boolean).join('.');
 }
