@@ -11,15 +11,8 @@ import {
 import type { FlightContext, FlightResult, FlightRunOptions, FlightWork } from './flight.types.js';
 import { LeaseWatchdog } from '../lease/lease-watchdog.js';
 import { FlightOutcomes } from './flight-outcomes.js';
-import {
-  joinWithin,
-  Leadership,
-  mayRunAgain,
-  stillLeads,
-  type JoinOutcome,
-  type Landing,
-  type LocalFlight,
-} from './local-flight.js';
+import { Leadership, mayRunAgain, type Landing } from './local-flight.js';
+import { LocalFlights } from './local-flights.js';
 import { MaxDurationExceededError } from './max-duration-exceeded.error.js';
 import { NoticeSubscription } from './notice-subscription.js';
 import { ResultCodec } from './result-codec.js';
@@ -72,13 +65,11 @@ import {
  * survives: running uncoordinated, or a failed `renew`/`complete`/`release`. An `executed` event
  * carrying `error` means the result could not be stored (e.g. `ResultTooLargeError`).
  */
-const FREED: JoinOutcome = { freed: true };
-
 export class SingleFlight {
   readonly #options: ResolvedEngineOptions;
   readonly #events: OncelyEventDispatcher;
   readonly #outcomes: FlightOutcomes;
-  readonly #flights = new Map<string, LocalFlight>();
+  readonly #flights = new LocalFlights();
 
   constructor(
     private readonly coordinator: FlightCoordinator,
@@ -102,8 +93,7 @@ export class SingleFlight {
    * coordinator now: `false` once an operator freed it under the running work.
    */
   holdsLease(key: string): Promise<boolean> {
-    const running = this.#flights.get(key);
-    return running === undefined ? Promise.resolve(true) : stillLeads(running);
+    return this.#flights.holdsLease(key);
   }
 
   /**
@@ -145,14 +135,14 @@ export class SingleFlight {
             operation,
             leadership,
           );
-          this.#track(key, flight, settings, leadership);
+          this.#flights.track(key, flight, settings, leadership);
           const landing = await flight;
           this.#emit(key, operation, landing.source, startedAt, landing.storeError);
           return { value: landing.value, source: landing.source };
         }
-        const outcome = await this.#join(running, key, settings, deadline);
+        const outcome = await this.#flights.join(running, key, settings, deadline);
         if ('freed' in outcome) {
-          if (this.#flights.get(key) === running) this.#flights.delete(key);
+          this.#flights.forget(key, running);
           continue;
         }
         joined = true;
@@ -166,46 +156,6 @@ export class SingleFlight {
       this.#emit(key, operation, outcomeOf(error), startedAt, error);
       throw error;
     }
-  }
-
-  /**
-   * Waits for a flight of this process as its follower, unless its lease turns out lost under
-   * its running work (an operator's force-release, an expiry): then `{ freed }`, and the caller
-   * goes to the coordinator as a new one. A caller that would be refused in favour of that work
-   * asks the coordinator now; waiting callers hear it from the flight's watchdog, at its next
-   * renewal at the latest, at no cost.
-   */
-  async #join(
-    running: LocalFlight,
-    key: string,
-    settings: ResolvedFlightOptions,
-    deadline: number,
-  ): Promise<JoinOutcome> {
-    if (settings.onBusy === 'reject') {
-      return (await stillLeads(running)) ? joinWithin(running, key, settings, deadline) : FREED;
-    }
-    return Promise.race([joinWithin(running, key, settings, deadline), running.leadership.lost]);
-  }
-
-  #track(
-    key: string,
-    landing: Promise<Landing<unknown>>,
-    settings: ResolvedFlightOptions,
-    leadership: Leadership,
-  ): void {
-    const flight: LocalFlight = {
-      landing,
-      failurePolicy: settings.failurePolicy,
-      leaseTtl: settings.leaseTtl,
-      since: performance.now(),
-      leadership,
-    };
-    this.#flights.set(key, flight);
-    // Registered before any caller awaits the flight, so the key is gone before they resume.
-    const forget = () => {
-      if (this.#flights.get(key) === flight) this.#flights.delete(key);
-    };
-    landing.then(forget, forget);
   }
 
   async #fly<T>(
