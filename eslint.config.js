@@ -4,7 +4,8 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/coverage/**', '**/node_modules/**'] },
+  // The compat apps (compat/) build and lint with their own toolchains, not the monorepo's.
+  { ignores: ['**/dist/**', '**/coverage/**', '**/node_modules/**', 'compat/**'] },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   prettier,
