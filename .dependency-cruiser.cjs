@@ -1,7 +1,7 @@
 // The package and layer boundaries of docs/architecture.md, checked by `npm run lint`.
 // Layers of @oncely/core, lowest first: each imports only from layers before it.
 const CORE_LAYERS = [
-  ['errors', 'time', 'events'],
+  ['errors', 'time', 'events', 'tracing'],
   ['key'],
   ['lease'],
   ['flight', 'record'],

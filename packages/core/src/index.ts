@@ -76,6 +76,17 @@ export type {
   PrometheusListenerOptions,
 } from './metrics/prometheus-event.listener.js';
 export type { OncelyEvent, OncelyEventListener, OncelyOutcome } from './events/oncely-event.js';
+/** One span per protected call, through OpenTelemetry's API (found by itself when installed). */
+export { createOpenTelemetryTracer } from './tracing/open-telemetry-call.tracer.js';
+export type {
+  OpenTelemetryApi,
+  OpenTelemetrySpan,
+  OpenTelemetryTracer,
+  OpenTelemetryTracerOptions,
+} from './tracing/open-telemetry-call.tracer.js';
+/** What another tracer implements for the `tracing` option; the attribute names of a call's span. */
+export type { CallSpan, CallTracer } from './tracing/call-tracer.port.js';
+export { CALL_SPAN_ATTRIBUTES } from './call/call-trace.js';
 
 // Business keys
 
@@ -131,6 +142,7 @@ export {
 export { InvalidFlightOptionError } from './flight/invalid-flight-option.error.js';
 export { InvalidRecordOptionError } from './record/invalid-record-option.error.js';
 export { ReplayHeaderPolicyError } from './http/replay-header-policy.error.js';
+export { OpenTelemetryLoadError } from './tracing/open-telemetry-load.error.js';
 /** Requests oncely refuses before taking any lock (4xx). */
 export { MissingKeyFieldError } from './key/missing-key-field.error.js';
 export { KeyInputError, type KeyInputErrorReason } from './key/key-input.error.js';

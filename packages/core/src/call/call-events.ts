@@ -2,6 +2,9 @@ import type { OncelyEvent, OncelyEventListener, OncelyOutcome } from '../events/
 import { OncelyEventDispatcher, type OncelyEventDraft } from '../events/oncely-event-dispatcher.js';
 import type { Clock } from '../time/clock.js';
 
+/** Hears the decisions of one call (its trace): the last one is the call's. */
+export type CallDecisionObserver = (outcome: OncelyOutcome) => void;
+
 /**
  * Reports the call layer's decisions. Nothing is built when nobody listens: most services run
  * without listeners, and an event costs more than the rest of a replay's bookkeeping.
@@ -10,10 +13,16 @@ export class CallEvents {
   readonly #dispatcher: OncelyEventDispatcher;
 
   constructor(
-    listeners: readonly OncelyEventListener[],
+    private readonly listeners: readonly OncelyEventListener[],
     private readonly clock: Clock,
+    private readonly observer?: CallDecisionObserver,
   ) {
     this.#dispatcher = new OncelyEventDispatcher(listeners);
+  }
+
+  /** The same events for one call whose decisions `observer` hears as well. */
+  observedBy(observer: CallDecisionObserver): CallEvents {
+    return new CallEvents(this.listeners, this.clock, observer);
   }
 
   /** One decision on `key`; with `startedAt`, how long the call took until it. */
@@ -25,10 +34,19 @@ export class CallEvents {
     startedAt?: number,
     error?: unknown,
   ): void {
+    this.observer?.(outcome);
     if (!this.#dispatcher.active) return;
     const event: OncelyEventDraft = { mechanism, outcome, operation, key };
     if (startedAt !== undefined) event.durationMs = this.clock.now() - startedAt;
     if (error !== undefined) event.error = error;
     this.#dispatcher.emit(event);
+  }
+
+  /**
+   * A decision an engine reported to the listeners itself (a SingleFlight's `executed`,
+   * `joined`, …): only the call's observer hears of it here.
+   */
+  decided(outcome: OncelyOutcome): void {
+    this.observer?.(outcome);
   }
 }

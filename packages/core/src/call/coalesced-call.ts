@@ -1,4 +1,5 @@
 import { FlightBusyError } from '../flight/flight-busy.error.js';
+import { flightErrorOutcome } from '../flight/flight-error.outcome.js';
 import type { HttpResponse } from '../http/http-response.js';
 import { isDeterministicClientError, isStorableStatus } from '../http/response-storage-policy.js';
 import type { StoredResponse } from '../record/stored-response.js';
@@ -83,6 +84,7 @@ export async function runCoalesced(
         failurePolicy: httpCallFailurePolicy,
       },
     );
+    events.decided(source);
     if (source === 'executed') {
       const mine = own.result;
       if (mine !== undefined) return mine;
@@ -90,6 +92,7 @@ export async function runCoalesced(
     if (source === 'joined') refuseJoined();
     return sharedReply(value);
   } catch (error) {
+    events.decided(flightErrorOutcome(error));
     if (!(error instanceof ResponseSignal)) throw error;
     const mine = own.afterSignal(error);
     if (mine !== undefined) return mine;

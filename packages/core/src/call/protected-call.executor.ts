@@ -1,6 +1,8 @@
 import { systemClock } from '../time/clock.js';
+import type { CallTracer } from '../tracing/call-tracer.port.js';
 import { CallEvents } from './call-events.js';
 import { resolveCallKeys, type CallKeys } from './call-keys.js';
+import { CallTrace } from './call-trace.js';
 import { runHandler } from './handler-run.js';
 import { needsGuard, runGuarded } from './idempotency-guard.js';
 import { LocalCalls } from './local-calls.js';
@@ -36,9 +38,13 @@ export type {
  *
  * Throws the typed errors `toProblemResponse` maps (409, 422, 413, 503, …); errors of the handler
  * itself pass through.
+ *
+ * With a tracer (`engines.tracer`), each call runs inside a span of its own (`call-trace.ts`);
+ * without one, nothing of tracing runs.
  */
 export class ProtectedCallExecutor {
   readonly #env: CallEnvironment;
+  readonly #tracer: () => CallTracer | undefined;
 
   constructor(engines: ProtectedCallEngines) {
     const clock = engines.clock ?? systemClock;
@@ -48,6 +54,8 @@ export class ProtectedCallExecutor {
       events: new CallEvents(engines.events ?? [], clock),
       local: new LocalCalls(clock),
     };
+    const { tracer } = engines;
+    this.#tracer = typeof tracer === 'function' ? tracer : () => tracer;
   }
 
   /** Keys this process is calling, waiting for or running a handler for (diagnostics). */
@@ -57,7 +65,27 @@ export class ProtectedCallExecutor {
 
   /** Runs a call whose handler answers with an HTTP response. */
   async execute(call: ProtectedCall): Promise<ProtectedCallResult> {
-    const env = this.#env;
+    const tracer = this.#tracer();
+    if (tracer === undefined) return this.#execute(this.#env, call);
+    return CallTrace.run(tracer, call.route, (trace) => {
+      trace.keys(call.keys);
+      return this.#execute(this.#traced(trace), call);
+    });
+  }
+
+  /**
+   * Runs a call whose handler returns a value (a message handler, a resolver, a provider method)
+   * under the same protection, and hands back the value, or the kept one for a replay.
+   */
+  async executeValue(call: ValueCall): Promise<ValueCallResult> {
+    const tracer = this.#tracer();
+    if (tracer === undefined) return this.#executeValue(this.#env, call, undefined);
+    return CallTrace.run(tracer, call.route, (trace) =>
+      this.#executeValue(this.#traced(trace), call, trace),
+    );
+  }
+
+  #execute(env: CallEnvironment, call: ProtectedCall): Promise<ProtectedCallResult> {
     const { idempotent } = call.route;
     const identity = call.keys.idempotency;
     if (!idempotent || !identity) return runHandler(env, call, undefined);
@@ -66,15 +94,17 @@ export class ProtectedCallExecutor {
       : runRecorded(env, call, idempotent, identity);
   }
 
-  /**
-   * Runs a call whose handler returns a value (a message handler, a resolver, a provider method)
-   * under the same protection, and hands back the value, or the kept one for a replay.
-   */
-  async executeValue(call: ValueCall): Promise<ValueCallResult> {
+  async #executeValue(
+    env: CallEnvironment,
+    call: ValueCall,
+    trace: CallTrace | undefined,
+  ): Promise<ValueCallResult> {
     const { route, run, fidelity = 'exact' } = call;
-    const { response, replayed } = await this.execute({
+    const keys = keysOf(env, call);
+    trace?.keys(keys);
+    const { response, replayed } = await this.#execute(env, {
       route,
-      keys: this.#keysOf(call),
+      keys,
       handler: async (context) => ({
         status: VALUE_CALL_STATUS,
         headers: {},
@@ -84,16 +114,21 @@ export class ProtectedCallExecutor {
     return { value: valueOfKept(response.body, route.name), replayed };
   }
 
-  /** A message or a job refused for its keys is reported: nobody else would hear of it. */
-  #keysOf({ route, keyContext }: ValueCall): CallKeys {
-    try {
-      return resolveCallKeys(route, keyContext);
-    } catch (error) {
-      const { idempotent, singleFlight } = route;
-      const operation = (idempotent ?? singleFlight)?.operation ?? route.name;
-      const mechanism = idempotent ? 'idempotency' : 'single-flight';
-      this.#env.events.emit(mechanism, 'refused', operation, operation, undefined, error);
-      throw error;
-    }
+  /** This executor's environment for one traced call, whose decisions its trace hears. */
+  #traced(trace: CallTrace): CallEnvironment {
+    return { ...this.#env, events: this.#env.events.observedBy(trace.decided) };
+  }
+}
+
+/** A message or a job refused for its keys is reported: nobody else would hear of it. */
+function keysOf(env: CallEnvironment, { route, keyContext }: ValueCall): CallKeys {
+  try {
+    return resolveCallKeys(route, keyContext);
+  } catch (error) {
+    const { idempotent, singleFlight } = route;
+    const operation = (idempotent ?? singleFlight)?.operation ?? route.name;
+    const mechanism = idempotent ? 'idempotency' : 'single-flight';
+    env.events.emit(mechanism, 'refused', operation, operation, undefined, error);
+    throw error;
   }
 }

@@ -7,6 +7,7 @@ import type { HttpResponse } from '../http/http-response.js';
 import type { ProtectedRoute } from './protected-route.js';
 import type { CallEvents } from './call-events.js';
 import type { LocalCalls } from './local-calls.js';
+import type { CallTracer } from '../tracing/call-tracer.port.js';
 
 /** What the executor needs of the SingleFlight engine (`SingleFlight` satisfies it). */
 export interface FlightRunner {
@@ -26,6 +27,11 @@ export interface ProtectedCallEngines {
   /** `transactional` routes need a `TransactionalIdempotencyRecordStore` (e.g. TypeORM). */
   readonly store: IdempotencyRecordStore;
   readonly events?: readonly OncelyEventListener[];
+  /**
+   * Traces every call, one span each; or a function asked at each call, for a tracer that is
+   * loaded after the executor is built (the engine's OpenTelemetry one). None by default.
+   */
+  readonly tracer?: CallTracer | (() => CallTracer | undefined);
   readonly clock?: Clock;
 }
 

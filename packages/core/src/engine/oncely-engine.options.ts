@@ -2,6 +2,7 @@ import type { OncelyEventListener } from '../events/oncely-event.js';
 import type { FlightCoordinator } from '../flight/flight-coordinator.port.js';
 import type { IdempotencyRecordStore } from '../record/idempotency-record-store.port.js';
 import type { ProtectionDefaults } from '../call/route-options.js';
+import type { CallTracer } from '../tracing/call-tracer.port.js';
 import type { SecurityOptions } from './secure-engines.js';
 
 /** What every integration (the Nest module, `createOncely()`) configures oncely's engines with. */
@@ -29,6 +30,13 @@ export interface OncelyEngineOptions extends SecurityOptions {
   readonly defaults?: Partial<Omit<ProtectionDefaults, 'namespace'>>;
   /** Receive every decision; a throwing listener is ignored. */
   readonly events?: OncelyEventListener | readonly OncelyEventListener[];
+  /**
+   * One span per protected call (`oncely <operation>`, with its decision and a hash of its key).
+   * Default: OpenTelemetry's, when `@opentelemetry/api` is installed (it records nothing until
+   * the app registers an SDK); `false` turns tracing off; a `CallTracer` traces with that one,
+   * e.g. `createOpenTelemetryTracer(otel, { tracerProvider })`.
+   */
+  readonly tracing?: false | CallTracer;
   /**
    * Names the entry point in error messages, e.g. `OncelyModule` or `createOncely()`.
    * Default: `createOncelyEngine()`.

@@ -12,6 +12,7 @@ import { InMemoryFlightCoordinator } from '../flight/in-memory-flight-coordinato
 import type { IdempotencyRecordStore } from '../record/idempotency-record-store.port.js';
 import { InMemoryIdempotencyRecordStore } from '../record/in-memory-idempotency-record.store.js';
 import { isTransactionalRecordStore } from '../record/transactional-idempotency-record-store.port.js';
+import { CallTracing } from './call-tracing.js';
 import type { OncelyEngineOptions } from './oncely-engine.options.js';
 import { coordinatorOption, storeOption } from './option-checks.js';
 import { createProtectionEngines } from './protection-engines.js';
@@ -55,11 +56,13 @@ export interface OncelyEngine {
    */
   defineRoute(name: string, declared: ProtectedRouteDeclaration): ProtectedRoute;
   /**
-   * Runs the store's start-up hook (`IdempotencyRecordStore.start`) once: its readiness check
-   * (the TypeORM store refuses a record table that is missing or not migrated) and its
-   * background work (a purge schedule). Await it before serving; the Nest module does. When it
-   * fails the engine closes what it owns, so a refused boot leaves no connection open behind
-   * it, and the error is rethrown. Calling it again returns the same promise.
+   * Waits for the tracer (OpenTelemetry's API, loaded asynchronously when installed; a broken
+   * install is an `OpenTelemetryLoadError`), then runs the store's start-up hook
+   * (`IdempotencyRecordStore.start`) once: its readiness check (the TypeORM store refuses a
+   * record table that is missing or not migrated) and its background work (a purge schedule).
+   * Await it before serving; the Nest module does. When it fails the engine closes what it owns,
+   * so a refused boot leaves no connection open behind it, and the error is rethrown. Calling it
+   * again returns the same promise.
    */
   start(): Promise<void>;
   /** Closes the coordinator and store (each closes only the clients it created). Idempotent. */
@@ -84,6 +87,7 @@ export function createOncelyEngine(options: OncelyEngineOptions): OncelyEngine {
   };
   refuseInMemoryInProduction(owner, options);
   const events = eventListenersOf(owner, options.events);
+  const tracing = new CallTracing(owner, options.tracing);
   const plain = {
     coordinator: given.coordinator ?? new InMemoryFlightCoordinator(),
     store: given.store ?? new InMemoryIdempotencyRecordStore(),
@@ -94,10 +98,15 @@ export function createOncelyEngine(options: OncelyEngineOptions): OncelyEngine {
       coordinator,
       store,
       events,
+      tracer: tracing.current,
       maxResponseBytes: defaults.maxResponseBytes,
     }),
   );
-  return new Engine(owner, defaults, executor, coordinator, store, plain.store, closablesOf(plain));
+  return new Engine(owner, defaults, executor, coordinator, store, {
+    givenStore: plain.store,
+    tracing,
+    owned: closablesOf(plain),
+  });
 }
 
 /** What the engine closes: the coordinator and the store, if it has a `close()`. */
@@ -119,9 +128,12 @@ class Engine implements OncelyEngine {
     readonly executor: ProtectedCallExecutor,
     readonly coordinator: FlightCoordinator,
     readonly store: IdempotencyRecordStore,
-    /** The store as given, which the security wrappers forward to: the one to start. */
-    private readonly givenStore: IdempotencyRecordStore,
-    private readonly owned: readonly Closable[],
+    private readonly parts: {
+      /** The store as given, which the security wrappers forward to: the one to start. */
+      readonly givenStore: IdempotencyRecordStore;
+      readonly tracing: CallTracing;
+      readonly owned: readonly Closable[];
+    },
   ) {
     this.supportsTransactions = isTransactionalRecordStore(store);
   }
@@ -142,7 +154,8 @@ class Engine implements OncelyEngine {
 
   async #start(): Promise<void> {
     try {
-      await this.givenStore.start?.();
+      await this.parts.tracing.ready();
+      await this.parts.givenStore.start?.();
     } catch (error) {
       await this.close();
       throw error;
@@ -150,7 +163,7 @@ class Engine implements OncelyEngine {
   }
 
   close(): Promise<void> {
-    this.#closing ??= Promise.allSettled(this.owned.map((resource) => resource.close())).then(
+    this.#closing ??= Promise.allSettled(this.parts.owned.map((resource) => resource.close())).then(
       () => undefined,
     );
     return this.#closing;

@@ -14,6 +14,8 @@ export interface ProtectionEnginesOptions {
    * half as large again plus 64 KiB, since bodies are base64-inflated in the cache.
    */
   readonly maxResponseBytes?: number;
+  /** Traces every call (`ProtectedCallEngines.tracer`). */
+  readonly tracer?: ProtectedCallEngines['tracer'];
   readonly clock?: Clock;
 }
 
@@ -39,6 +41,7 @@ export function createProtectionEngines(options: ProtectionEnginesOptions): Prot
     }),
     store: options.store,
     events,
+    ...(options.tracer && { tracer: options.tracer }),
     ...(options.clock && { clock: options.clock }),
   };
 }

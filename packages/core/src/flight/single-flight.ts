@@ -2,6 +2,7 @@ import type { OncelyOutcome } from '../events/oncely-event.js';
 import { OncelyEventDispatcher, type OncelyEventDraft } from '../events/oncely-event-dispatcher.js';
 import { LeaseLostError } from '../errors/lease-lost.error.js';
 import { FlightBusyError } from './flight-busy.error.js';
+import { flightErrorOutcome } from './flight-error.outcome.js';
 import {
   CoordinatorUnavailableError,
   type AcquireOutcome,
@@ -153,7 +154,7 @@ export class SingleFlight {
         if (!mayRunAgain(outcome.failed, running.failurePolicy, settings)) throw outcome.failed;
       }
     } catch (error) {
-      this.#emit(key, operation, outcomeOf(error), startedAt, error);
+      this.#emit(key, operation, flightErrorOutcome(error), startedAt, error);
       throw error;
     }
   }
@@ -382,11 +383,4 @@ function sleep(ms: number): Promise<void> {
 function leaseLost(lost: LeaseLostError, workError: unknown): LeaseLostError {
   if (workError === lost) return lost;
   return new LeaseLostError(lost.identity, lost.fence, { cause: workError });
-}
-
-function outcomeOf(error: unknown): OncelyOutcome {
-  if (error instanceof FlightBusyError) return 'conflict';
-  if (error instanceof LeaseLostError) return 'lease_lost';
-  if (error instanceof CoordinatorUnavailableError) return 'coordinator_down';
-  return 'failed';
 }

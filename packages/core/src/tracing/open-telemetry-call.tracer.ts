@@ -1,0 +1,105 @@
+import type { CallSpan, CallTracer } from './call-tracer.port.js';
+
+/** The instrumentation scope oncely's spans are reported under. */
+export const ONCELY_TRACER_NAME = '@oncely/core';
+
+/** A span of `@opentelemetry/api`, as far as oncely uses one. */
+export interface OpenTelemetrySpan {
+  isRecording(): boolean;
+  setAttribute(name: string, value: string): unknown;
+  setStatus(status: { code: number; message?: string }): unknown;
+  end(): void;
+}
+
+/** A tracer of `@opentelemetry/api`, as far as oncely uses one. */
+export interface OpenTelemetryTracer {
+  startActiveSpan(
+    name: string,
+    options: { kind: number; attributes: Readonly<Record<string, string>> },
+    fn: (span: OpenTelemetrySpan) => Promise<unknown>,
+  ): Promise<unknown>;
+}
+
+/**
+ * The parts of `@opentelemetry/api` (1.x) oncely uses; pass the module itself
+ * (`import * as otel from '@opentelemetry/api'`). Typed here rather than imported, so that
+ * `@oncely/core` compiles and loads without it.
+ */
+export interface OpenTelemetryApi {
+  readonly trace: { getTracer(name: string, version?: string): OpenTelemetryTracer };
+  readonly SpanKind: { readonly INTERNAL: number };
+  readonly SpanStatusCode: { readonly ERROR: number };
+}
+
+export interface OpenTelemetryTracerOptions {
+  /**
+   * Where spans go; the global tracer provider (the one the OpenTelemetry SDK registers) when
+   * omitted. Read through the API's proxy, so an SDK registered after oncely starts still works.
+   */
+  readonly tracerProvider?: { getTracer(name: string, version?: string): OpenTelemetryTracer };
+}
+
+/**
+ * A `CallTracer` over OpenTelemetry's API: one span of kind INTERNAL per protected call, child of
+ * the active span, whose context is active while the call runs (so the handler's spans are its
+ * children). `createOncelyEngine` builds one by itself when `@opentelemetry/api` is installed;
+ * call this to hand it a module you loaded (a bundled app) or another tracer provider:
+ *
+ * ```ts
+ * import * as otel from '@opentelemetry/api';
+ * createOncely({ namespace: 'shop', tracing: createOpenTelemetryTracer(otel) });
+ * ```
+ */
+export function createOpenTelemetryTracer(
+  api: OpenTelemetryApi,
+  options: OpenTelemetryTracerOptions = {},
+): CallTracer {
+  const provider = options.tracerProvider ?? api.trace;
+  return new OpenTelemetryCallTracer(
+    provider.getTracer(ONCELY_TRACER_NAME),
+    api.SpanKind.INTERNAL,
+    api.SpanStatusCode.ERROR,
+  );
+}
+
+class OpenTelemetryCallTracer implements CallTracer {
+  constructor(
+    private readonly tracer: OpenTelemetryTracer,
+    private readonly internalKind: number,
+    private readonly errorCode: number,
+  ) {}
+
+  inSpan<T>(
+    name: string,
+    attributes: Readonly<Record<string, string>>,
+    call: (span: CallSpan) => Promise<T>,
+  ): Promise<T> {
+    const options = { kind: this.internalKind, attributes };
+    return this.tracer.startActiveSpan(name, options, async (span) => {
+      try {
+        return await call(new OpenTelemetryCallSpan(span, this.errorCode));
+      } finally {
+        span.end();
+      }
+    }) as Promise<T>;
+  }
+}
+
+class OpenTelemetryCallSpan implements CallSpan {
+  readonly recording: boolean;
+
+  constructor(
+    private readonly span: OpenTelemetrySpan,
+    private readonly errorCode: number,
+  ) {
+    this.recording = span.isRecording();
+  }
+
+  setAttribute(name: string, value: string): void {
+    this.span.setAttribute(name, value);
+  }
+
+  setError(errorClass: string): void {
+    this.span.setStatus({ code: this.errorCode, message: errorClass });
+  }
+}
