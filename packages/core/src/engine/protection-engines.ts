@@ -5,15 +5,20 @@ import { SingleFlight } from '../flight/single-flight.js';
 import type { IdempotencyRecordStore } from '../record/idempotency-record-store.port.js';
 import type { ProtectedCallEngines } from '../call/protected-call.types.js';
 
+/** What `createProtectionEngines` builds the engines from. */
 export interface ProtectionEnginesOptions {
+  /** Leases and result cache of both engines. */
   readonly coordinator: FlightCoordinator;
+  /** Where idempotent routes keep their records. */
   readonly store: IdempotencyRecordStore;
+  /** Receive every decision of both engines. */
   readonly events?: readonly OncelyEventListener[];
   /**
    * The routes' default `maxResponseBytes`: the coordinator caches serialised responses up to
    * half as large again plus 64 KiB, since bodies are base64-inflated in the cache.
    */
   readonly maxResponseBytes?: number;
+  /** Time source for record leases and retention; the system clock by default. */
   readonly clock?: Clock;
 }
 
