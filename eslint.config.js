@@ -4,8 +4,9 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  // The compat apps (compat/) build and lint with their own toolchains, not the monorepo's.
-  { ignores: ['**/dist/**', '**/coverage/**', '**/node_modules/**', 'compat/**'] },
+  // The compat apps (compat/) build and lint with their own toolchains, not the monorepo's;
+  // docs/api is the generated API reference.
+  { ignores: ['**/dist/**', '**/coverage/**', '**/node_modules/**', 'compat/**', 'docs/api/**'] },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   prettier,

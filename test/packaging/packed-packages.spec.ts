@@ -89,6 +89,7 @@ describe('the packed packages', () => {
       expect.arrayContaining([
         'LICENSE',
         'README.md',
+        'CHANGELOG.md',
         'package.json',
         'dist/cjs/package.json',
         ...exportTargets(manifest.exports).map((target) => target.replace(/^\.\//, '')),
@@ -98,6 +99,16 @@ describe('the packed packages', () => {
     expect(await readFile(join(work, 'node_modules/@oncely', name, 'LICENSE'), 'utf8')).toBe(
       await readFile(join(root, 'LICENSE'), 'utf8'),
     );
+  });
+
+  it.each(PACKAGES)('@oncely/%s has a changelog headed by its version', async (name) => {
+    const packed = join(work, 'node_modules/@oncely', name);
+    const manifest = JSON.parse(await readFile(join(packed, 'package.json'), 'utf8')) as {
+      version: string;
+    };
+    const changelog = await readFile(join(packed, 'CHANGELOG.md'), 'utf8');
+    expect(changelog.split('\n', 1)[0]).toBe(`# @oncely/${name}`);
+    expect(/^## (\S+)$/m.exec(changelog)?.[1]).toBe(manifest.version);
   });
 
   it.each(PACKAGES)('@oncely/%s holds no tests, benchmarks or build caches', (name) => {

@@ -3,6 +3,7 @@
  * Apps do not need it; `@oncely/core` is their entry.
  *
  * @packageDocumentation
+ * @module @oncely/core/adapter
  */
 
 // The protected-call pipeline a framework drives
@@ -16,6 +17,7 @@ export type {
   ProtectedCallResult,
 } from './call/protected-call.types.js';
 export type { ValueCall, ValueCallResult } from './call/value-call.js';
+export type { ValueFidelity } from './flight/value-tree.js';
 /** Checks a route's options once and compiles its key specs. */
 export { checkRouteOptions, defineProtectedRoute } from './call/protected-route.js';
 export type {
@@ -47,6 +49,8 @@ export {
   HttpStatusFailurePolicy,
   type SerializedFlightError,
 } from './http/http-status-failure.policy.js';
+/** The response headers a route replays (a resolved route's `replayHeaders`). */
+export type { ReplayHeaderPolicy } from './http/replay-header-policy.js';
 /** How deep a key input may nest: a framework validating bodies refuses deeper ones the same. */
 export { MAX_INPUT_DEPTH } from './key/key.constants.js';
 

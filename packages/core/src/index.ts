@@ -1,10 +1,12 @@
 /**
- * `@oncely/core`: business keys, the SingleFlight and idempotency engines, the in-memory
- * adapters, and the errors oncely raises. Apps usually reach it through `@oncely/nestjs` or
- * `@oncely/express`; what only adapters and framework integrations need is in
- * `@oncely/core/adapter`, the contract suites in `@oncely/core/testing`.
+ * `@oncely/core`: business keys, the SingleFlight and idempotency engines (set up by
+ * {@link createOncelyEngine}), the in-memory adapters, and the errors oncely raises, each an
+ * {@link OncelyError}. Apps usually reach it through `@oncely/nestjs` or `@oncely/express`;
+ * what only adapters and framework integrations need is in `@oncely/core/adapter`, the
+ * contract suites in `@oncely/core/testing`.
  *
  * @packageDocumentation
+ * @module @oncely/core
  */
 
 // Set-up

@@ -23,12 +23,13 @@ export interface OncelyExpressOptions extends Omit<OncelyEngineOptions, 'owner'>
 export type BodyValidator = (body: unknown, req: Request) => unknown;
 
 /** What only a middleware needs on top of a route's options. */
-interface MiddlewareOptions {
+export interface MiddlewareOptions {
   /**
    * Names the route in start-up errors, registry conflicts and events' context, e.g.
    * `'POST /orders'`. Default: the mechanism, the operation and a sequence number.
    */
   readonly name?: string;
+  /** Checks the body before the key is built; without it the parsed body is used as is. */
   readonly validate?: BodyValidator;
 }
 

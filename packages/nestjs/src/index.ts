@@ -1,3 +1,14 @@
+/**
+ * `@oncely/nestjs`: {@link OncelyModule}, the {@link IdempotentKey | @IdempotentKey} and
+ * {@link SingleFlight | @SingleFlight} route decorators,
+ * {@link IdempotencyManager | @IdempotencyManager()} for transactional routes, the
+ * {@link OncelyExceptionFilter} for apps with a catch-all filter of their own, and the
+ * {@link OncelyGraphQLPlugin} for GraphQL replays. Works on Express and Fastify.
+ *
+ * @packageDocumentation
+ * @module @oncely/nestjs
+ */
+
 // The module and its options.
 export { OncelyModule } from './oncely.module.js';
 export { ONCELY_MODULE_OPTIONS } from './oncely.module-definition.js';
@@ -31,3 +42,4 @@ export {
   type OncelyGraphQLRequestListener,
   type OncelyGraphQLResponseContext,
 } from './graphql/oncely-graphql.plugin.js';
+export type { FormattedError, GraphQLResponseBody } from './graphql/executed-result.capture.js';

@@ -10,7 +10,9 @@ import type { ValidatorOptions } from 'class-validator';
  * received.
  */
 export interface OncelyValidationOptions {
+  /** class-validator's options for `validate` (e.g. `whitelist`, `forbidNonWhitelisted`). */
   readonly validator?: ValidatorOptions;
+  /** class-transformer's options for `plainToInstance` (e.g. `enableImplicitConversion`). */
   readonly transformer?: ClassTransformOptions;
 }
 
@@ -19,6 +21,7 @@ export interface OncelyValidationOptions {
  * instances, `defaults`, `events`, security) plus what only Nest has.
  */
 export interface OncelyModuleOptions extends Omit<OncelyEngineOptions, 'owner'> {
+  /** How the `@Body()` DTO is validated before keys are built; `false` leaves it as received. */
   readonly validation?: OncelyValidationOptions | false;
   /**
    * Where keys read the request context from, for apps whose principal is not `request.user`

@@ -8,6 +8,7 @@ import type { OncelyModuleOptions } from './oncely-module-options.interface.js';
  */
 export const {
   ConfigurableModuleClass: ConfigurableOncelyModule,
+  /** The token `OncelyModule`'s resolved options are provided under. */
   MODULE_OPTIONS_TOKEN: ONCELY_MODULE_OPTIONS,
   OPTIONS_TYPE: ONCELY_OPTIONS_TYPE,
   ASYNC_OPTIONS_TYPE: ONCELY_ASYNC_OPTIONS_TYPE,

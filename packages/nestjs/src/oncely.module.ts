@@ -50,14 +50,21 @@ export class OncelyModule
   extends ConfigurableOncelyModule
   implements BeforeApplicationShutdown, OnApplicationShutdown
 {
+  /**
+   * Nest builds the module; apps import it with `forRoot` or `forRootAsync`.
+   *
+   * @internal
+   */
   constructor(@Inject(ONCELY_RUNTIME) private readonly runtime: OncelyRuntime) {
     super();
   }
 
+  /** Nest's shutdown hook: cancels the standbys while the connections they use are still open. */
   async beforeApplicationShutdown(): Promise<void> {
     await this.runtime.stopStandbys();
   }
 
+  /** Nest's shutdown hook: closes the coordinator and store oncely was given. */
   async onApplicationShutdown(): Promise<void> {
     await this.runtime.close();
   }

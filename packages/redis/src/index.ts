@@ -1,6 +1,9 @@
 /**
  * `@oncely/redis`: oncely's adapters for Redis (standalone or Cluster) on ioredis. Every export
  * below is documented at its declaration.
+ *
+ * @packageDocumentation
+ * @module @oncely/redis
  */
 
 /** The SingleFlight coordinator on Redis leases, with completion notices over pub/sub. */

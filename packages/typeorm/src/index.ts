@@ -1,3 +1,14 @@
+/**
+ * `@oncely/typeorm`: durable idempotency records in the app's own relational database
+ * (PostgreSQL, MySQL/MariaDB, SQLite): the entity and its migration
+ * ({@link withIdempotencyRecords}), the record store ({@link TypeOrmIdempotencyRecordStore}),
+ * the operator admin ({@link TypeOrmIdempotencyRecordAdmin}), and the guards that keep a
+ * transactional route's writes in its transaction.
+ *
+ * @packageDocumentation
+ * @module @oncely/typeorm
+ */
+
 export * from './idempotency-record.entity.js';
 export * from './idempotency-record.schema.js';
 export * from './create-idempotency-record-table.migration.js';

@@ -7,6 +7,7 @@ import { CreateIdempotencyRecordTable1767225600000 } from './create-idempotency-
  * otherwise every protected request would fail with the database's own error.
  */
 export class RecordTableNotMigratedError extends OncelyConfigurationError {
+  /** Stable and machine-readable: what callers branch on, never the message. */
   override readonly code = 'record_table_not_migrated';
 
   /**

@@ -2,6 +2,7 @@ import type { DataSource } from 'typeorm';
 import { recordDialectOf, type RecordDialect } from './record-dialect.js';
 import type { IdempotencyRecord } from './idempotency-record.entity.js';
 
+/** The record table's name, unqualified: it is created in the DataSource's schema or database. */
 export const recordTableName = 'oncely_idempotency_record';
 export const keyHashIndexName = 'UQ_oncely_idempotency_record_key_hash';
 export const expiresAtIndexName = 'IDX_oncely_idempotency_record_expires_at';

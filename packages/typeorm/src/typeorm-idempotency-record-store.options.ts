@@ -1,5 +1,6 @@
 import type { Clock } from '@oncely/core/adapter';
 
+/** Options of `TypeOrmIdempotencyRecordStore`. */
 export interface TypeOrmIdempotencyRecordStoreOptions {
   /**
    * Time source for leases and retention (default: the system clock). Every node compares its
@@ -41,9 +42,11 @@ export interface PurgeScheduleOptions {
   readonly onError?: (error: unknown) => void;
 }
 
+/** The SQL isolation levels a transactional route may ask for. */
 export type TransactionIsolationLevel =
   'READ UNCOMMITTED' | 'READ COMMITTED' | 'REPEATABLE READ' | 'SERIALIZABLE';
 
+/** Options of `TypeOrmIdempotencyRecordStore.runInTransaction`. */
 export interface RunInTransactionOptions {
   /** Isolation level of the transaction; the DataSource's default when omitted. */
   readonly isolationLevel?: TransactionIsolationLevel;

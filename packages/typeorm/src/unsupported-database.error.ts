@@ -4,7 +4,10 @@ import { OncelyError } from '@oncely/core';
 export class UnsupportedDatabaseError extends OncelyError {
   readonly code = 'unsupported_database';
 
-  constructor(readonly databaseType: string) {
+  constructor(
+    /** The DataSource's `type`, e.g. `oracle`; the text `undefined` when none was given. */
+    readonly databaseType: string,
+  ) {
     super(
       `@oncely/typeorm does not support the "${databaseType}" database type. Use a DataSource of type "postgres", "mysql", "mariadb" or "better-sqlite3".`,
     );

@@ -15,7 +15,9 @@ export const idempotencyRecordMigrations = [CreateIdempotencyRecordTable17672256
 export interface IdempotencyRecordsDataSourceOptions {
   /** The database type; required here, as it decides the record table's column types. */
   readonly type?: DataSourceOptions['type'];
+  /** The app's entities; `IdempotencyRecord` is added to them. */
   readonly entities?: DataSourceOptions['entities'];
+  /** The app's migrations; oncely's are added after them. */
   readonly migrations?: DataSourceOptions['migrations'];
 }
 

@@ -5,7 +5,9 @@ export class IdempotencyConflictError extends OncelyError {
   readonly code = 'idempotency_in_flight';
 
   constructor(
+    /** The record identity in flight (the business key without its fingerprint). */
     readonly identity: string,
+    /** How long until the first request's lease runs out: when a retry may get its outcome. */
     readonly retryAfterMs: number,
   ) {
     super(
@@ -18,7 +20,10 @@ export class IdempotencyConflictError extends OncelyError {
 export class IdempotencyMismatchError extends OncelyError {
   readonly code = 'idempotency_mismatch';
 
-  constructor(readonly identity: string) {
+  constructor(
+    /** The record identity used before with another payload. */
+    readonly identity: string,
+  ) {
     super(
       `"${identity}" was already used with a different payload. Use a new idempotency key for a new operation, or resend exactly the original payload to receive its stored response.`,
     );

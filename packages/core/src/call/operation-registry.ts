@@ -3,11 +3,17 @@ import { OperationClaimConflictError } from './route-setup.errors.js';
 
 /** One route's claim on an operation, for one mechanism. */
 export interface OperationClaim {
+  /**
+   * Claims of the two mechanisms never conflict: a route may be both idempotent and single-flight.
+   */
   readonly mechanism: 'idempotency' | 'single-flight';
   /** `namespace:operation:version`. */
   readonly operation: string;
+  /** The claiming route's name, as error messages show it. */
   readonly route: string;
+  /** How the route builds its keys; routes of equal shape would replay each other's responses. */
   readonly shape: string;
+  /** Whether the route declared `shared: true`: only routes that all did may share an operation. */
   readonly shared: boolean;
 }
 
@@ -20,6 +26,10 @@ export interface OperationClaim {
 export class OperationRegistry {
   private readonly claims = new Map<string, OperationClaim[]>();
 
+  /**
+   * Claims the operations of a route's mechanisms. Throws `OperationClaimConflictError` when
+   * another route already claims one and not both are shared.
+   */
   register(route: ProtectedRoute): void {
     if (route.idempotent) {
       this.claim({
@@ -41,6 +51,7 @@ export class OperationRegistry {
     }
   }
 
+  /** Adds one claim, refusing it like `register` does; a route's repeated claim is accepted. */
   claim(claim: OperationClaim): void {
     const id = `${claim.mechanism}|${claim.operation}`;
     const existing = this.claims.get(id) ?? [];

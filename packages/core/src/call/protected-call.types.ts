@@ -11,11 +11,16 @@ import type { CallTracer } from '../tracing/call-tracer.port.js';
 
 /** What the executor needs of the SingleFlight engine (`SingleFlight` satisfies it). */
 export interface FlightRunner {
+  /** Runs `work` once for every concurrent caller of `key`, as `SingleFlight.run` does. */
   run<T>(key: string, work: FlightWork<T>, options?: FlightRunOptions): Promise<FlightResult<T>>;
   /** Whether this process's flight on `key` still holds its lease (an operator may free it). */
   holdsLease(key: string): Promise<boolean>;
 }
 
+/**
+ * What `ProtectedCallExecutor` runs calls on; `createProtectionEngines` builds it from a
+ * coordinator and a store.
+ */
 export interface ProtectedCallEngines {
   /** Engine of `@SingleFlight` routes; its own listeners report single-flight events. */
   readonly flight: FlightRunner;
@@ -26,12 +31,17 @@ export interface ProtectedCallEngines {
   readonly guard: FlightRunner;
   /** `transactional` routes need a `TransactionalIdempotencyRecordStore` (e.g. TypeORM). */
   readonly store: IdempotencyRecordStore;
+  /**
+   * Receive the executor's idempotency events; single-flight events come from `flight`'s own
+   * listeners.
+   */
   readonly events?: readonly OncelyEventListener[];
   /**
    * Traces every call, one span each; or a function asked at each call, for a tracer that is
    * loaded after the executor is built (the engine's OpenTelemetry one). None by default.
    */
   readonly tracer?: CallTracer | (() => CallTracer | undefined);
+  /** Time source for record leases and retention; the system clock by default. */
   readonly clock?: Clock;
 }
 
@@ -46,19 +56,24 @@ export interface HandlerContext {
   readonly transaction?: unknown;
 }
 
+/** One HTTP request to a protected route, as a framework integration hands it to the executor. */
 export interface ProtectedCall {
+  /** The route as defined once at start-up. */
   readonly route: ProtectedRoute;
+  /** The request's business keys and client key, from `resolveCallKeys`. */
   readonly keys: CallKeys;
   /** Runs the route's handler and reports its response; throwing is a transient failure. */
   readonly handler: (context: HandlerContext) => Promise<HttpResponse>;
 }
 
+/** What the executor answers a protected HTTP call with. */
 export interface ProtectedCallResult {
   /**
    * The leader's own response as its handler produced it, or, for a replay, the kept status,
    * body and replay headers plus `idempotent-replayed: true`.
    */
   readonly response: HttpResponse;
+  /** Whether `response` is a kept one (a replay or a joined flight) rather than this call's own. */
   readonly replayed: boolean;
 }
 

@@ -24,33 +24,58 @@ interface ResolvedCommon {
   readonly operation: string;
   /** Canonical description of how the key is built; equal shapes build comparable keys. */
   readonly shape: string;
+  /** Whether the route shares its operation with other routes (`shared: true`). */
   readonly shared: boolean;
+  /** Largest response body kept for replays, in bytes. */
   readonly maxResponseBytes: number;
+  /** Status refusing a request whose key needs `user.*` and has no principal. */
   readonly missingUserStatus: 400 | 401;
+  /** Which response headers are kept and replayed. */
   readonly replayHeaders: ReplayHeaderPolicy;
   /** Longest run of the handler before its key is taken back (`MaxDurationExceededError`). */
   readonly maxDuration: number;
 }
 
+/**
+ * A route's idempotency options checked and merged with the defaults: durations in milliseconds,
+ * header names lower case.
+ */
 export interface ResolvedIdempotentRoute extends ResolvedCommon {
   /** `spec` with the client key appended to its target, used when the request sends one. */
   readonly specWithClientKey: KeySpec;
+  /** Whether the client's key is required, optional or ignored. */
   readonly idempotencyKey: IdempotencyKeyMode;
+  /** Name of the header carrying the client's key, lower case. */
   readonly header: string;
+  /** Whether the handler's writes and the record's completion share one transaction. */
   readonly transactional: boolean;
+  /** What a duplicate gets while the first is in flight: 409 at once, or a wait for the replay. */
   readonly onBusy: 'reject' | 'wait';
+  /** How long a duplicate waits with `onBusy: 'wait'` before answering 409. */
   readonly wait: number;
+  /** How long the record is held per lease, renewed while the handler runs. */
   readonly leaseTtl: number;
+  /** How long a completed record is kept and replayed. */
   readonly retention: number;
+  /** How long replays come from the coordinator's result cache before the store. */
   readonly replayCacheTtl: number;
 }
 
+/**
+ * A route's SingleFlight options checked and merged with the defaults; durations in milliseconds.
+ */
 export interface ResolvedSingleFlightRoute extends ResolvedCommon {
+  /** How long the flight's lease lasts, renewed while the handler runs. */
   readonly leaseTtl: number;
+  /** How long the response stays cached after the flight. */
   readonly resultTtl: number;
+  /** How long a deterministic 4xx stays cached. */
   readonly errorTtl: number;
+  /** How long a concurrent caller waits for the leader's response. */
   readonly wait: number;
+  /** What a concurrent caller does: wait for the leader's response, or get 409 at once. */
   readonly onBusy: 'reject' | 'wait';
+  /** With the coordinator unreachable: run uncoordinated (`open`) or answer 503 (`closed`). */
   readonly onCoordinatorDown: 'open' | 'closed';
 }
 
@@ -58,7 +83,9 @@ export interface ResolvedSingleFlightRoute extends ResolvedCommon {
 export interface ProtectedRoute {
   /** Human name for messages, e.g. `OrdersController.create` or `POST /orders`. */
   readonly name: string;
+  /** Present when the route is idempotent (`@IdempotentKey`, `idempotent()`). */
   readonly idempotent?: ResolvedIdempotentRoute;
+  /** Present when the route coalesces concurrent duplicates (`@SingleFlight`, `singleFlight()`). */
   readonly singleFlight?: ResolvedSingleFlightRoute;
 }
 

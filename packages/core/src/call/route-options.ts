@@ -4,7 +4,10 @@ import type { KeySpec } from '../key/key.types.js';
 export type IdempotencyKeyMode = 'required' | 'optional' | 'ignored';
 
 /** A key spec as a route declares it; the namespace comes from the module (or middleware) options. */
-export type RouteKeySpec = Omit<KeySpec, 'namespace'> & { readonly namespace?: string };
+export type RouteKeySpec = Omit<KeySpec, 'namespace'> & {
+  /** Who owns the key space, when the route's differs from the module's. */
+  readonly namespace?: string;
+};
 
 /** Options both mechanisms share. Durations are milliseconds. */
 interface CommonRouteOptions {
@@ -59,12 +62,15 @@ export interface IdempotentRouteOptions extends RouteKeySpec, CommonRouteOptions
 
 /** `@SingleFlight(options)` / `singleFlight(options)`: coalesce concurrent duplicates. */
 export interface SingleFlightRouteOptions extends RouteKeySpec, CommonRouteOptions {
+  /** How long the flight's lease lasts; renewed while the handler runs. */
   readonly leaseTtl?: number;
   /** How long the response stays cached after the flight; 0 = only concurrent callers share it. */
   readonly resultTtl?: number;
   /** How long a deterministic 4xx stays cached. */
   readonly errorTtl?: number;
+  /** How long a concurrent caller waits for the leader's response before answering 409. */
   readonly wait?: number;
+  /** A concurrent duplicate: wait for the leader's response (default), or 409 at once. */
   readonly onBusy?: 'reject' | 'wait';
   /** Coordinator unreachable: run uncoordinated (`open`, the default) or answer 503 (`closed`). */
   readonly onCoordinatorDown?: 'open' | 'closed';
@@ -72,22 +78,37 @@ export interface SingleFlightRouteOptions extends RouteKeySpec, CommonRouteOptio
 
 /** Module-wide (or middleware-wide) defaults. Durations are milliseconds. */
 export interface ProtectionDefaults {
+  /** Who owns the key space: each route's key starts with it unless the route names its own. */
   readonly namespace: string;
+  /** Header carrying the client's idempotency key (`idempotency-key`). */
   readonly header: string;
+  /** Fingerprint length of routes that do not set their own (128 bits when left out). */
   readonly fingerprintBits?: number;
+  /** Default `leaseTtl` of both mechanisms (30 s). */
   readonly leaseTtl: number;
+  /** Default `wait` of both mechanisms (10 s). */
   readonly wait: number;
+  /** Default `retention` of idempotent routes (24 h). */
   readonly retention: number;
+  /** Default `replayCacheTtl` of idempotent routes (60 s). */
   readonly replayCacheTtl: number;
+  /** Default `resultTtl` of SingleFlight routes (30 s). */
   readonly resultTtl: number;
+  /** Default `errorTtl` of SingleFlight routes (3 s). */
   readonly errorTtl: number;
+  /** Default `maxResponseBytes` (1 MiB). */
   readonly maxResponseBytes: number;
+  /** Default `missingUserStatus` (400). */
   readonly missingUserStatus: 400 | 401;
+  /** Default `onCoordinatorDown` of SingleFlight routes (`open`). */
   readonly onCoordinatorDown: 'open' | 'closed';
+  /** Headers every route replays besides the safe default set. */
   readonly replayHeaders: readonly string[];
+  /** Default `maxDuration` (5 minutes). */
   readonly maxDuration: number;
 }
 
+/** The defaults a route gets when neither it nor the module options set a value. */
 export const DEFAULT_PROTECTION: Omit<ProtectionDefaults, 'namespace'> = {
   header: 'idempotency-key',
   leaseTtl: 30_000,

@@ -5,8 +5,11 @@ export class RouteOptionsError extends OncelyConfigurationError {
   override readonly code = 'route_options';
 
   constructor(
+    /** The route whose options are invalid. */
     readonly route: string,
+    /** The invalid option's name, e.g. `scope` or `replayHeaders`. */
     readonly option: string,
+    /** What is wrong with it and how to fix it. */
     readonly problem: string,
   ) {
     super(`Invalid oncely option "${option}" on ${route}: ${problem}`);
@@ -22,8 +25,11 @@ export class OperationClaimConflictError extends OncelyConfigurationError {
    *   each other's responses, otherwise their keys could never match.
    */
   constructor(
+    /** The claimed `namespace:operation:version`. */
     readonly operation: string,
+    /** The route that claimed the operation first. */
     readonly firstRoute: string,
+    /** The route whose claim was refused. */
     readonly secondRoute: string,
     readonly sameShape = false,
   ) {
@@ -41,7 +47,10 @@ export class OperationClaimConflictError extends OncelyConfigurationError {
 export class TransactionalStoreRequiredError extends OncelyConfigurationError {
   override readonly code = 'transactional_store_required';
 
-  constructor(readonly route: string) {
+  constructor(
+    /** The route marked `transactional: true`. */
+    readonly route: string,
+  ) {
     super(
       `${route} is marked transactional: true, but the configured record store cannot run the handler's writes and the record in one transaction. Register a store that supports transactions (a TypeORM DataSource), or remove transactional: true.`,
     );

@@ -10,8 +10,11 @@ export class UnstorableValueError extends OncelyError {
   readonly code = 'unstorable_value';
 
   constructor(
+    /** The route whose handler returned the value. */
     readonly route: string,
+    /** Where the value sits in the result, e.g. `$.items[2].price`. */
     readonly path: string,
+    /** Why it cannot be kept, e.g. "a class instance". */
     readonly reason: string,
   ) {
     super(

@@ -8,6 +8,7 @@ import type { ProtectedRoute } from './protected-route.js';
  * handler, a GraphQL resolver, a provider method. Throwing is how such a handler fails.
  */
 export interface ValueCall {
+  /** The route as defined once at start-up. */
   readonly route: ProtectedRoute;
   /**
    * What the keys are built from (arguments, payload, headers). A call whose keys cannot be built
@@ -28,9 +29,11 @@ export interface ValueCall {
   readonly fidelity?: ValueFidelity;
 }
 
+/** What the executor answers a value call with. */
 export interface ValueCallResult {
   /** The handler's value as kept (a copy, the same for the first caller and every replay). */
   readonly value: unknown;
+  /** Whether `value` was kept by an earlier or concurrent call rather than produced by this one. */
   readonly replayed: boolean;
 }
 

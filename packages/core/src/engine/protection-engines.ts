@@ -5,9 +5,13 @@ import { SingleFlight } from '../flight/single-flight.js';
 import type { IdempotencyRecordStore } from '../record/idempotency-record-store.port.js';
 import type { ProtectedCallEngines } from '../call/protected-call.types.js';
 
+/** What `createProtectionEngines` builds the engines from. */
 export interface ProtectionEnginesOptions {
+  /** Leases and result cache of both engines. */
   readonly coordinator: FlightCoordinator;
+  /** Where idempotent routes keep their records. */
   readonly store: IdempotencyRecordStore;
+  /** Receive every decision of both engines. */
   readonly events?: readonly OncelyEventListener[];
   /**
    * The routes' default `maxResponseBytes`: the coordinator caches serialised responses up to
@@ -16,6 +20,7 @@ export interface ProtectionEnginesOptions {
   readonly maxResponseBytes?: number;
   /** Traces every call (`ProtectedCallEngines.tracer`). */
   readonly tracer?: ProtectedCallEngines['tracer'];
+  /** Time source for record leases and retention; the system clock by default. */
   readonly clock?: Clock;
 }
 

@@ -8,7 +8,9 @@ export class LeaseLostError extends OncelyError {
   readonly code = 'lease_lost';
 
   constructor(
+    /** The record identity (or flight key) whose lease was lost. */
     readonly identity: string,
+    /** Fencing token of the lost lease: writes fenced with it must be refused downstream. */
     readonly fence: number,
     options?: ErrorOptions,
   ) {

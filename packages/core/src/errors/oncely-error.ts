@@ -10,6 +10,7 @@ const ONCELY_ERROR = Symbol.for('@oncely/core:error');
  * mapping (problem+json `type`, status) is derived from it in one place (`http/problem-details`).
  */
 export abstract class OncelyError extends Error {
+  /** Stable and machine-readable: what callers branch on, never the message. */
   abstract readonly code: string;
 
   static {

@@ -15,8 +15,11 @@ export type OncelyOutcome =
   | 'coordinator_down'
   | 'failed';
 
+/** One decision oncely took, as every `OncelyEventListener` receives it. */
 export interface OncelyEvent {
+  /** Which mechanism decided: a `@SingleFlight` route or an idempotent one. */
   readonly mechanism: 'single-flight' | 'idempotency';
+  /** What was decided for this call. */
   readonly outcome: OncelyOutcome;
   /** `namespace:operation:version`, when known. */
   readonly operation?: string;
@@ -25,8 +28,14 @@ export interface OncelyEvent {
    * whose keys could not be built: a missing or unusable field), the operation.
    */
   readonly key: string;
+  /** Milliseconds from the call's start to this decision, where the deciding layer measures it. */
   readonly durationMs?: number;
+  /** The error behind the outcome, when one caused it (`failed`, `refused`, `lease_lost`, …). */
   readonly error?: unknown;
 }
 
+/**
+ * Receives every `OncelyEvent`, synchronously in the call's path: keep it cheap and hand slow
+ * work (shipping logs, remote metrics) to something asynchronous.
+ */
 export type OncelyEventListener = (event: OncelyEvent) => void;

@@ -9,6 +9,7 @@ export class FlightBusyError extends OncelyError {
   readonly code = 'flight_busy';
 
   constructor(
+    /** The business key whose flight is held. */
     readonly key: string,
     /** Time left on the current leader's lease when this caller gave up; 0 if unknown. */
     readonly leaseRemainingMs: number,

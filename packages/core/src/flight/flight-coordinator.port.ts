@@ -54,16 +54,51 @@ export interface FlightCoordinator {
   close(): Promise<void>;
 }
 
+/** What `FlightCoordinator.acquire` decided, in one round trip. */
 export type AcquireOutcome =
-  | { readonly kind: 'leader'; readonly fence: number }
-  | { readonly kind: 'cached'; readonly payload: string }
-  | { readonly kind: 'failed'; readonly payload: string }
-  | { readonly kind: 'busy'; readonly leaseRemainingMs: number };
+  | {
+      /** The lease was free and is now the caller's: it runs the work. */
+      readonly kind: 'leader';
+      /** Fencing token of this lease, larger than that of every earlier lease on the key. */
+      readonly fence: number;
+    }
+  | {
+      /** A leader left a result that is still cached. */
+      readonly kind: 'cached';
+      /** The result, as the engine's codec wrote it. */
+      readonly payload: string;
+    }
+  | {
+      /** A leader left a deterministic error that is still cached. */
+      readonly kind: 'failed';
+      /** The error, as the engine's codec wrote it. */
+      readonly payload: string;
+    }
+  | {
+      /** Another caller holds the lease. */
+      readonly kind: 'busy';
+      /** Time left on that lease: at most how long before a caller may lead. */
+      readonly leaseRemainingMs: number;
+    };
 
 /** What a leader leaves behind: a result or a deterministic error, each with its own TTL. */
 export type FlightOutcome =
-  | { readonly kind: 'result'; readonly payload: string; readonly ttlMs: number }
-  | { readonly kind: 'error'; readonly payload: string; readonly ttlMs: number };
+  | {
+      /** The work succeeded. */
+      readonly kind: 'result';
+      /** The result, encoded by the engine's codec; opaque to the coordinator. */
+      readonly payload: string;
+      /** How long later callers get it instead of running the work; 0 stores nothing. */
+      readonly ttlMs: number;
+    }
+  | {
+      /** The work failed in a way the failure policy says would repeat (e.g. a 4xx). */
+      readonly kind: 'error';
+      /** The error, encoded by the engine's codec; opaque to the coordinator. */
+      readonly payload: string;
+      /** How long later callers get it instead of running the work; 0 stores nothing. */
+      readonly ttlMs: number;
+    };
 
 /**
  * Raised by a coordinator when its backend cannot be reached (connection refused, timeout).
@@ -73,6 +108,7 @@ export class CoordinatorUnavailableError extends OncelyError {
   readonly code = 'coordinator_unavailable';
 
   constructor(
+    /** Which backend failed, e.g. `redis`, as messages and events name it. */
     readonly backend: string,
     options?: ErrorOptions,
   ) {

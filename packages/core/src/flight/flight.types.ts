@@ -5,13 +5,17 @@
 /** How a caller obtained its result. */
 export type FlightSource = 'executed' | 'joined' | 'shared' | 'cached';
 
+/** What `SingleFlight.run` resolves with, for the leader and every caller sharing its flight. */
 export interface FlightResult<T> {
+  /** The work's result; a follower gets its own copy, decoded from what the leader kept. */
   readonly value: T;
+  /** How this caller obtained it. */
   readonly source: FlightSource;
 }
 
 /** Handed to the leader's work. */
 export interface FlightContext {
+  /** The business key of the flight. */
   readonly key: string;
   /**
    * Fencing token of this leadership; strictly greater than any earlier leader's for the key.
@@ -22,6 +26,7 @@ export interface FlightContext {
   readonly signal: AbortSignal;
 }
 
+/** The work a flight runs once for all its callers; it runs only on the leader. */
 export type FlightWork<T> = (context: FlightContext) => Promise<T>;
 
 /** Decides whether a failure of the work is shared with waiters or lets one of them retry. */
@@ -38,6 +43,7 @@ export interface FailurePolicy {
   deserialize(serialized: unknown): Error;
 }
 
+/** How one flight runs: lease, caching of its outcome, and what its followers do. */
 export interface FlightOptions {
   /** Lease time-to-live; the watchdog renews at a fraction of it while the work runs. */
   readonly leaseTtl?: number;

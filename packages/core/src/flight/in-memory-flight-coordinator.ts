@@ -7,6 +7,7 @@ import type {
 import type { FlightLeaseAdmin } from './flight-lease-admin.port.js';
 import { InvalidFlightOptionError } from './invalid-flight-option.error.js';
 
+/** Options of `InMemoryFlightCoordinator`. */
 export interface InMemoryFlightCoordinatorOptions {
   /** Time source for every TTL; inject a manual clock to test expiry without waiting. */
   readonly clock?: Clock;

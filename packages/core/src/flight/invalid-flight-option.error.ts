@@ -9,7 +9,9 @@ export class InvalidFlightOptionError extends OncelyConfigurationError {
   override readonly code = 'invalid_flight_option';
 
   constructor(
+    /** The option's name, e.g. `leaseTtl`. */
     readonly option: string,
+    /** The value refused. */
     readonly value: unknown,
     expected: string,
     /** Who takes the option, for the message. */

@@ -10,6 +10,7 @@ export class MaxDurationExceededError extends LeaseLostError {
   constructor(
     identity: string,
     fence: number,
+    /** The route's `maxDuration` the handler ran past. */
     readonly maxDurationMs: number,
   ) {
     super(identity, fence);

@@ -8,7 +8,9 @@ export class ResultNotSerializableError extends OncelyError {
   readonly code = 'result_not_serializable';
 
   constructor(
+    /** Where the value sits in the result, e.g. `$.items[2].price`. */
     readonly path: string,
+    /** Why the codec cannot carry it, e.g. "a function". */
     readonly reason: string,
   ) {
     super(

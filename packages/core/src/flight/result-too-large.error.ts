@@ -5,7 +5,9 @@ export class ResultTooLargeError extends OncelyError {
   readonly code = 'result_too_large';
 
   constructor(
+    /** Size of the serialised result, in UTF-8 bytes. */
     readonly sizeBytes: number,
+    /** The engine's `maxResultBytes`. */
     readonly maxBytes: number,
   ) {
     super(

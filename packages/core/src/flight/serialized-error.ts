@@ -2,8 +2,11 @@ import { SharedFlightError } from './shared-flight.error.js';
 
 /** What every failure policy keeps of a thrown error for the waiters of its flight. */
 export interface SerializedError {
+  /** The error's class name (`Error` for a thrown non-object). */
   readonly name: string;
+  /** The error's message, or the thrown value as text. */
   readonly message: string;
+  /** The error's `code`, when it had a string or numeric one. */
   readonly code?: string | number;
 }
 

@@ -21,7 +21,12 @@ export interface SingleFlightOptions extends FlightOptions {
    */
   readonly handoffTtl?: number;
   /** Poll fallback of waiting followers: first delay, doubled up to `max`, with jitter. */
-  readonly backoff?: { readonly initial?: number; readonly max?: number };
+  readonly backoff?: {
+    /** First delay between polls (ms; default 50). */
+    readonly initial?: number;
+    /** Longest delay between polls (ms; default 500). */
+    readonly max?: number;
+  };
 }
 
 export const flightDefaults = {

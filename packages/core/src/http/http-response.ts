@@ -6,8 +6,11 @@ import type { StoredBody } from '../record/stored-response.js';
  * replay header policy kept.
  */
 export interface HttpResponse {
+  /** The HTTP status code. */
   readonly status: number;
+  /** Header values by lower-case name; a repeated header is joined as Node joins it. */
   readonly headers: Readonly<Record<string, string>>;
+  /** The whole body, as it is kept for replays. */
   readonly body: StoredBody;
 }
 

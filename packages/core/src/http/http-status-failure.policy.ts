@@ -11,7 +11,9 @@ const RETRYABLE_CLIENT_STATUSES: ReadonlySet<number> = new Set([408, 409, 425, 4
 
 /** What a deterministic error becomes on its way to other callers. */
 export interface SerializedFlightError extends SerializedError {
+  /** The error's HTTP status; 500 when it carried none. */
   readonly status: number;
+  /** The response body it carried (`getResponse()` on Nest's `HttpException`, else `body`). */
   readonly body?: unknown;
 }
 

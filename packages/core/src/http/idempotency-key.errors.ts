@@ -4,7 +4,10 @@ import { OncelyError } from '../errors/oncely-error.js';
 export class IdempotencyKeyMissingError extends OncelyError {
   readonly code = 'idempotency_key_missing';
 
-  constructor(readonly header: string) {
+  constructor(
+    /** The header the route reads the key from, lower case. */
+    readonly header: string,
+  ) {
     super(
       `This operation requires the "${header}" header. Send a unique key per logical operation (for example a UUID) and reuse it on every retry of that operation.`,
     );
@@ -16,7 +19,9 @@ export class IdempotencyKeyMalformedError extends OncelyError {
   readonly code = 'idempotency_key_malformed';
 
   constructor(
+    /** The header the route reads the key from, lower case. */
     readonly header: string,
+    /** What is wrong with its value; never the value itself. */
     readonly reason: string,
   ) {
     super(

@@ -2,40 +2,66 @@ import { OncelyError } from '../errors/oncely-error.js';
 
 /** RFC 9457 problem details, as sent with `content-type: application/problem+json`. */
 export interface ProblemDetails {
+  /** A `ProblemType` URI: what clients switch on. */
   readonly type: string;
+  /** Short summary of the case, the same for every occurrence. */
   readonly title: string;
+  /** The HTTP status, repeated from the response. */
   readonly status: number;
+  /** This occurrence explained, with how to fix it where the client can. */
   readonly detail: string;
+  /** Case-specific members (`header`, `field`, `limitBytes`, …): ids and names, never input. */
   readonly [extension: string]: unknown;
 }
 
 /** A complete problem response: what an adapter writes, as is. Header names are lower-case. */
 export interface ProblemResponse {
+  /** The HTTP status code. */
   readonly status: number;
+  /** `content-type: application/problem+json`, and `retry-after` when a retry may succeed. */
   readonly headers: Readonly<Record<string, string>>;
+  /** The problem document, sent as JSON. */
   readonly body: ProblemDetails;
 }
 
+/** The media type of every problem response oncely writes. */
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
 /** Stable `type` URIs, one per case; clients may switch on them. */
 export const ProblemType = {
+  /** 400: the route requires an idempotency key and the request sent none. */
   idempotencyKeyMissing: 'urn:oncely:problem:idempotency-key-missing',
+  /** 400: the idempotency key header is not a valid key. */
   idempotencyKeyMalformed: 'urn:oncely:problem:idempotency-key-malformed',
+  /** 400: the body failed validation; `errors` lists the violations. */
   invalidBody: 'urn:oncely:problem:invalid-body',
+  /** 400: a field the key needs is missing; `field` names it. */
   missingKeyField: 'urn:oncely:problem:missing-key-field',
+  /** 400: a value the key is built from cannot be keyed; `field` and `reason` say why. */
   invalidKeyInput: 'urn:oncely:problem:invalid-key-input',
+  /** 401: the key needs `user.*`, there is no principal, and the route says `401`. */
   unauthenticated: 'urn:oncely:problem:unauthenticated',
+  /** 409: the same key is still running; `Retry-After` says when its outcome may be ready. */
   requestInFlight: 'urn:oncely:problem:request-in-flight',
+  /** 422: the idempotency key was used before with a different payload. */
   payloadMismatch: 'urn:oncely:problem:payload-mismatch',
+  /** 413: the request body, or the response to keep, is above its limit. */
   payloadTooLarge: 'urn:oncely:problem:payload-too-large',
+  /** 503: the SingleFlight coordinator cannot be reached and the route fails closed. */
   coordinatorUnavailable: 'urn:oncely:problem:coordinator-unavailable',
+  /** 503: the call lost its lease, or ran past `maxDuration`, before it completed. */
   leaseLost: 'urn:oncely:problem:lease-lost',
+  /** 503: the record store cannot be reached; nothing was confirmed, a retry is safe. */
   storeUnavailable: 'urn:oncely:problem:store-unavailable',
+  /** 429: the tenant's or user's quota of new records is used up; `limit` says how many. */
   recordQuotaExceeded: 'urn:oncely:problem:record-quota-exceeded',
+  /** 500: a stored response failed its integrity check and cannot be replayed. */
   storedDataUnreadable: 'urn:oncely:problem:stored-data-unreadable',
+  /** 500: the handler wrote a response oncely cannot keep whole; none was sent or kept. */
   unsupportedResponse: 'urn:oncely:problem:unsupported-response',
+  /** 500: the handler ran but its value cannot be kept; retries of the key get this too. */
   unstorableValue: 'urn:oncely:problem:unstorable-value',
+  /** 500: a transactional handler wrote beside its transaction; the call was rolled back. */
   writeOutsideTransaction: 'urn:oncely:problem:write-outside-transaction',
 } as const;
 

@@ -42,8 +42,15 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9a-z-]+$/;
  * start-up; an allowlist naming a refused header fails there, with the reason.
  */
 export class ReplayHeaderPolicy {
-  private constructor(readonly names: ReadonlySet<string>) {}
+  private constructor(
+    /** Every header replayed, lower case: the default set and the allowlist. */
+    readonly names: ReadonlySet<string>,
+  ) {}
 
+  /**
+   * The default set plus `allowlist`. Throws `ReplayHeaderPolicyError` for a name that is not a
+   * header name or must never be replayed (`set-cookie`, hop-by-hop headers, …).
+   */
   static create(allowlist: readonly string[] = []): ReplayHeaderPolicy {
     const names = new Set(DEFAULT_REPLAY_HEADERS);
     for (const header of allowlist) {

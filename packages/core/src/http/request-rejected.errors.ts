@@ -4,6 +4,7 @@ import { OncelyError } from '../errors/oncely-error.js';
 export interface BodyViolation {
   /** Dotted path of the property (`items.0.sku`). */
   readonly property: string;
+  /** What each failed rule says of it, as the validator wrote it. */
   readonly messages: readonly string[];
 }
 
@@ -11,7 +12,10 @@ export interface BodyViolation {
 export class InvalidBodyError extends OncelyError {
   readonly code = 'invalid_body';
 
-  constructor(readonly violations: readonly BodyViolation[]) {
+  constructor(
+    /** Every property that failed, sent to the client as the problem's `errors`. */
+    readonly violations: readonly BodyViolation[],
+  ) {
     super(
       `The request body is invalid (${violations.map((v) => v.property).join(', ') || 'no properties'}). Fix the listed properties and send the request again.`,
     );
@@ -26,6 +30,7 @@ export class UnauthenticatedError extends OncelyError {
   readonly code = 'unauthenticated';
 
   constructor(
+    /** The key field that needs the principal, e.g. `user.tenantId`. */
     readonly field: string,
     options?: ErrorOptions,
   ) {
@@ -41,8 +46,11 @@ export class PayloadTooLargeError extends OncelyError {
   readonly code = 'payload_too_large';
 
   constructor(
+    /** Whether the client's body or the handler's response is too large. */
     readonly subject: 'request' | 'response',
+    /** The limit applied (`maxBodyBytes` or `maxResponseBytes`). */
     readonly limitBytes: number,
+    /** The size found, in bytes. */
     readonly actualBytes: number,
   ) {
     super(

@@ -5,7 +5,9 @@ export class UnsupportedResponseError extends OncelyError {
   readonly code = 'unsupported_response';
 
   constructor(
+    /** The route whose handler produced the response. */
     readonly route: string,
+    /** What it returned, described without its content, e.g. "a StreamableFile". */
     readonly kind: string,
   ) {
     super(

@@ -1,6 +1,7 @@
 import { OncelyError } from '../errors/oncely-error.js';
 import { MAX_CANONICAL_INPUT_LENGTH, MAX_INPUT_DEPTH } from './key.constants.js';
 
+/** Which canonicalisation rule a key input broke; sent to clients as the problem's `reason`. */
 export type KeyInputErrorReason =
   | 'non_finite_number'
   | 'cycle'

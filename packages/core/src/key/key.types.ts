@@ -3,10 +3,15 @@
  * class-transformer, or plain JSON); header names are lower case, as Node delivers them.
  */
 export interface KeyContext {
+  /** The validated request body (`body.*` paths). */
   readonly body?: unknown;
+  /** The route parameters (`params.*`). */
   readonly params?: unknown;
+  /** The parsed query string (`query.*`). */
   readonly query?: unknown;
+  /** The request headers, names lower case (`headers.*`). */
   readonly headers?: unknown;
+  /** The principal an auth guard or middleware set on the request (`user.*`). */
   readonly user?: unknown;
   /** The arguments of a protected provider method (or message handler): `args.0.messageId`. */
   readonly args?: readonly unknown[];
@@ -30,14 +35,19 @@ export type KeyPath = string;
  * silently becomes a placeholder shared by unrelated requests.
  */
 export interface OptionalKeyPath {
+  /** Where the value is read from. */
   readonly path: KeyPath;
+  /** Marks the path as optional; there is no implicit default. */
   readonly optional: true;
+  /** The value a missing field stands for in the key. */
   readonly default: KeySegmentScalar;
 }
 
 /** The object form of a required path, for symmetry with `OptionalKeyPath`. */
 export interface RequiredKeyPath {
+  /** Where the value is read from; a request without it is refused (`MissingKeyFieldError`). */
   readonly path: KeyPath;
+  /** Required, as a bare path is. */
   readonly optional?: false;
 }
 
@@ -63,6 +73,7 @@ export type StringNormalization = 'exact' | 'trim' | ((value: string) => string)
  * string at or below its path (object keys excepted); the most specific rule wins.
  */
 export interface CanonicalizeOptions {
+  /** String normalisation by path (`'note': 'exact'`); `'trim'` where no rule applies. */
   readonly normalize?: Readonly<Record<string, StringNormalization>>;
   /** Arrays at these paths are sorted by their elements' canonical form. */
   readonly unordered?: readonly string[];
@@ -98,6 +109,7 @@ export interface KeySpec {
   readonly unordered?: readonly string[];
 }
 
+/** A business key as `buildKey` builds it: the key, its record identity, the payload's hashes. */
 export interface BusinessKey {
   /** `namespace:operation:version:scope:target:fingerprint`. */
   readonly key: string;

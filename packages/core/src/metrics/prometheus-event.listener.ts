@@ -2,23 +2,38 @@ import type { OncelyEvent, OncelyEventListener } from '../events/oncely-event.js
 
 /** The parts of `prom-client` the exporter uses; pass the module itself (`import * as client`). */
 export interface PrometheusClient {
-  Counter: new (configuration: {
-    name: string;
-    help: string;
-    labelNames: readonly string[];
-    // prom-client wants its own Registry type here; any keeps it out of core's dependencies.
-    registers?: any[];
-  }) => { inc(labels: Record<string, string>, value?: number): void };
-  Histogram: new (configuration: {
-    name: string;
-    help: string;
-    labelNames: readonly string[];
-    buckets?: number[];
-    // prom-client wants its own Registry type here; any keeps it out of core's dependencies.
-    registers?: any[];
-  }) => { observe(labels: Record<string, string>, value: number): void };
+  /** prom-client's `Counter` class: counts decisions. */
+  Counter: {
+    /** Registers one counter metric, labelled by mechanism, operation and outcome. */
+    new (configuration: {
+      name: string;
+      help: string;
+      labelNames: readonly string[];
+      // prom-client wants its own Registry type here; any keeps it out of core's dependencies.
+      registers?: any[];
+    }): {
+      /** Adds `value` (default 1) to the series of `labels`. */
+      inc(labels: Record<string, string>, value?: number): void;
+    };
+  };
+  /** prom-client's `Histogram` class: times decisions. */
+  Histogram: {
+    /** Registers one histogram metric, labelled like the counter. */
+    new (configuration: {
+      name: string;
+      help: string;
+      labelNames: readonly string[];
+      buckets?: number[];
+      // prom-client wants its own Registry type here; any keeps it out of core's dependencies.
+      registers?: any[];
+    }): {
+      /** Records one observation, in seconds, in the series of `labels`. */
+      observe(labels: Record<string, string>, value: number): void;
+    };
+  };
 }
 
+/** Options of `createPrometheusListener`. */
 export interface PrometheusListenerOptions {
   /** Registries to register the metrics in; prom-client's global registry when omitted. */
   readonly registers?: any[];

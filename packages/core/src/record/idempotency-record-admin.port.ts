@@ -18,30 +18,57 @@ export interface IdempotencyRecordAdmin {
   forceRelease(identity: string): Promise<ForceReleaseOutcome>;
 }
 
+/** What `IdempotencyRecordAdmin.inspect` found for an identity. */
 export type RecordInspection =
-  | { readonly kind: 'absent'; readonly keyHash: string }
   | {
+      /** No record, or only an expired one: the next request runs. */
+      readonly kind: 'absent';
+      /** SHA-256 hex of the identity, as the store indexes it. */
+      readonly keyHash: string;
+    }
+  | {
+      /** A request holds the record and has not completed. */
       readonly kind: 'in_progress';
+      /** SHA-256 hex of the identity, as the store indexes it. */
       readonly keyHash: string;
       /** Full SHA-256 hex of the input that claimed the record. */
       readonly fingerprint: string;
+      /** Fencing token of the current holder's lease. */
       readonly fence: number;
+      /** When the holder's lease runs out unless renewed; another request may then take over. */
       readonly leaseExpiresAt: Date;
     }
   | {
+      /** The work happened; requests with the same input get its response. */
       readonly kind: 'completed';
+      /** SHA-256 hex of the identity, as the store indexes it. */
       readonly keyHash: string;
+      /** Full SHA-256 hex of the input that completed the record. */
       readonly fingerprint: string;
+      /** Fencing token of the lease that completed it. */
       readonly fence: number;
       /** When the record stops being replayed. */
       readonly expiresAt: Date;
+      /** The response kept for replays. */
       readonly response: StoredResponse;
     };
 
+/** What `IdempotencyRecordAdmin.forceRelease` did. */
 export type ForceReleaseOutcome =
-  | { readonly kind: 'released'; readonly fence: number }
-  | { readonly kind: 'completed' }
-  | { readonly kind: 'absent' };
+  | {
+      /** An in-progress record was deleted; its holder can no longer complete it. */
+      readonly kind: 'released';
+      /** Fencing token of the lease that was taken away. */
+      readonly fence: number;
+    }
+  | {
+      /** The record is completed and was left alone. */
+      readonly kind: 'completed';
+    }
+  | {
+      /** There was no record to release. */
+      readonly kind: 'absent';
+    };
 
 /** Whether `store` also offers the admin methods. */
 export function isIdempotencyRecordAdmin(store: object): store is IdempotencyRecordAdmin {

@@ -52,6 +52,7 @@ export interface IdempotencyRecordStore {
   close?(): Promise<void>;
 }
 
+/** The durations of one `IdempotencyRecordStore.begin`, from the route's options. */
 export interface BeginOptions {
   /** How long the caller holds the record while it works. */
   readonly leaseTtlMs: number;
@@ -61,17 +62,39 @@ export interface BeginOptions {
 
 /** Proof of holding a record; pass it back to `complete`, `release` and `renew`. */
 export interface RecordLease {
+  /** The record identity held (the business key without its fingerprint). */
   readonly identity: string;
   /** SHA-256 hex of the identity: the unique column. */
   readonly keyHash: string;
+  /** Random token of this holder; the store checks it with the fence on every change. */
   readonly ownerToken: string;
   /** Grows on every takeover; `complete` only succeeds with the current one. */
   readonly fence: number;
+  /** When the lease runs out unless renewed; another request may then take the record over. */
   readonly leaseExpiresAt: Date;
 }
 
+/** What `IdempotencyRecordStore.begin` decided. */
 export type BeginOutcome =
-  | { readonly kind: 'acquired'; readonly lease: RecordLease }
-  | { readonly kind: 'replay'; readonly response: StoredResponse }
-  | { readonly kind: 'mismatch' }
-  | { readonly kind: 'in_progress'; readonly retryAfterMs: number };
+  | {
+      /** The record is the caller's: it runs the handler, then completes or releases it. */
+      readonly kind: 'acquired';
+      /** What the caller passes back to `complete`, `release` and `renew`. */
+      readonly lease: RecordLease;
+    }
+  | {
+      /** A completed record with the same digest: the caller answers with its response. */
+      readonly kind: 'replay';
+      /** The response kept by the first request. */
+      readonly response: StoredResponse;
+    }
+  | {
+      /** A record with the same identity and another digest; it is left untouched. */
+      readonly kind: 'mismatch';
+    }
+  | {
+      /** Another request holds the record and its lease is still valid. */
+      readonly kind: 'in_progress';
+      /** Time left on that lease: when a retry may find the record completed or free. */
+      readonly retryAfterMs: number;
+    };

@@ -21,6 +21,7 @@ import type {
   RecordInspection,
 } from './idempotency-record-admin.port.js';
 
+/** Options of `InMemoryIdempotencyRecordStore`. */
 export interface InMemoryIdempotencyRecordStoreOptions {
   /** Time source for leases and retention; inject a fake one in tests. */
   readonly clock?: Clock;

@@ -5,7 +5,9 @@ export class InvalidRecordOptionError extends OncelyConfigurationError {
   override readonly code = 'invalid_record_option';
 
   constructor(
+    /** The option's name, e.g. `leaseTtlMs`. */
     readonly option: string,
+    /** The value refused. */
     readonly value: unknown,
   ) {
     super(

@@ -9,6 +9,7 @@ export class RecordStoreUnavailableError extends OncelyError {
   readonly code = 'record_store_unavailable';
 
   constructor(
+    /** Which backend failed, e.g. `postgres`, as the message names it. */
     readonly backend: string,
     options?: ErrorOptions,
   ) {

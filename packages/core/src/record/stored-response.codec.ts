@@ -7,9 +7,11 @@ import { UnstorableResponseError } from './unstorable-response.error.js';
  * keys or renormalise numbers), so a replay is byte for byte what the first response sent.
  */
 export interface EncodedResponse {
+  /** The HTTP status code. */
   readonly status: number;
   /** JSON object text; header order is kept. */
   readonly headers: string;
+  /** How `body` is read back: nothing, JSON text or raw bytes. */
   readonly bodyKind: StoredBody['kind'];
   /** `null` for an empty body. */
   readonly body: Uint8Array | null;

@@ -27,7 +27,9 @@ export interface TransactionalIdempotencyRecordStore<
 
 /** What a transactional work returns: the response to store, and its own result to hand back. */
 export interface TransactionalCompletion<T> {
+  /** Stored on the record in the work's transaction, for replays. */
   readonly response: StoredResponse;
+  /** What `runInTransaction` resolves to once the transaction committed. */
   readonly result: T;
 }
 

@@ -5,6 +5,7 @@ export class UnstorableResponseError extends OncelyError {
   readonly code = 'unstorable_response';
 
   constructor(
+    /** What in the response cannot be kept losslessly. */
     readonly reason: string,
     options?: ErrorOptions,
   ) {

@@ -17,6 +17,7 @@ import type {
 } from '../record/idempotency-record-admin.port.js';
 import { openResponse, sealResponse } from './sealed-response.js';
 
+/** Options of `EncryptedIdempotencyRecordStore`: the keys, and how to treat older records. */
 export interface EncryptedRecordStoreOptions extends EncryptionOptions {
   /**
    * Replay records written before encryption was turned on, as they are. Leave it off once
@@ -42,6 +43,7 @@ export class EncryptedIdempotencyRecordStore extends ForwardingIdempotencyRecord
     this.#acceptUnsealed = options.acceptUnsealed === true;
   }
 
+  /** Begins on the wrapped store and opens a replay's sealed response. */
   override async begin(
     identity: string,
     digest: string,
@@ -52,6 +54,7 @@ export class EncryptedIdempotencyRecordStore extends ForwardingIdempotencyRecord
     return { kind: 'replay', response: this.#open(identity, outcome.response) };
   }
 
+  /** Seals the response, bound to the lease's identity, and completes with it. */
   override complete(lease: RecordLease, response: StoredResponse): Promise<void> {
     return this.store.complete(lease, sealResponse(this.#keyring, lease.identity, response));
   }

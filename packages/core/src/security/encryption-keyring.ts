@@ -6,9 +6,11 @@ import { SealedDataError } from './sealed-data.error.js';
 export interface EncryptionKey {
   /** Named in every value it seals, so it can be found again after rotation. */
   readonly id: string;
+  /** 32 random bytes, or their base64 text; keep it out of source control. */
   readonly secret: Uint8Array | string;
 }
 
+/** The `encryption` option: encrypts stored responses and cached results at rest. */
 export interface EncryptionOptions {
   /**
    * The first key seals, every key opens: to rotate, put a new key first and keep the old ones

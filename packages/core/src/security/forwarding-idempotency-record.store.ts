@@ -31,6 +31,7 @@ export abstract class ForwardingIdempotencyRecordStore implements IdempotencyRec
   ) => Promise<T>;
   /** Present when the wrapped store has admin methods. */
   readonly inspect?: (identity: string) => Promise<RecordInspection>;
+  /** Present when the wrapped store has admin methods. */
   readonly forceRelease?: (identity: string) => Promise<ForceReleaseOutcome>;
   readonly answersAtCacheSpeed?: boolean;
   /** Present when the wrapped store has them: a wrapped store still checks and closes itself. */

@@ -15,6 +15,7 @@ import {
   type RecordInspection,
 } from '../record/idempotency-record-admin.port.js';
 
+/** Options of `OncelyAdmin`. */
 export interface OncelyAdminOptions {
   /** The store's admin, when it is a separate object (Redis, TypeORM). Default: the store. */
   readonly admin?: IdempotencyRecordAdmin;
@@ -36,6 +37,7 @@ export interface OncelyAdminOptions {
  * business key given).
  */
 export type KeyReleaseOutcome = ForceReleaseOutcome & {
+  /** The coordinator leases freed; empty without a `coordinator` option. */
   readonly leases: ReadonlyArray<'guard' | 'flight'>;
 };
 
@@ -72,6 +74,10 @@ export class OncelyAdmin {
     this.#keyring = options.encryption && new EncryptionKeyring('OncelyAdmin', options.encryption);
   }
 
+  /**
+   * What the record of a key (or identity) holds now, with an encrypted response opened when
+   * the `encryption` keys are given.
+   */
   async inspect(keyOrIdentity: string): Promise<RecordInspection> {
     const identity = identityOf(keyOrIdentity);
     const inspection = await this.#admin.inspect(identity);

@@ -8,11 +8,13 @@ import { ForwardingIdempotencyRecordStore } from './forwarding-idempotency-recor
 import type { RecordQuota } from './record-quota.port.js';
 import { RecordQuotaExceededError } from './record-quota-exceeded.error.js';
 
+/** The `recordQuota` option: how many new records each scope may create per window. */
 export interface RecordQuotaOptions {
   /** Where counts are kept: `InMemoryRecordQuota` or, across processes, `RedisRecordQuota`. */
   readonly quota: RecordQuota;
   /** Most new records one scope may create per window. */
   readonly limit: number;
+  /** Length of the fixed windows counts are kept in, in milliseconds. */
   readonly windowMs: number;
   /**
    * The scope an identity counts against; `undefined` leaves it unlimited. Default: namespace and
@@ -46,6 +48,10 @@ export class QuotaLimitedIdempotencyRecordStore extends ForwardingIdempotencyRec
     this.#options = { scopeOf: defaultScopeOf, ...options };
   }
 
+  /**
+   * Counts a new record against its scope before it is created; over the limit, releases it and
+   * throws `RecordQuotaExceededError`. Replays, 409s and 422s are never refused.
+   */
   override async begin(
     identity: string,
     digest: string,

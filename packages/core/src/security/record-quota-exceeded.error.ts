@@ -7,7 +7,9 @@ export class RecordQuotaExceededError extends OncelyError {
   constructor(
     /** The scope as it appears in keys (escaped ids, never raw input). */
     readonly scope: string,
+    /** The most new records the scope may create per window. */
     readonly limit: number,
+    /** Time until the next window, when new records are accepted again. */
     readonly retryAfterMs: number,
   ) {
     super(

@@ -16,7 +16,21 @@ export interface RecordQuota {
   giveBack(scope: string, identity: string, window: number): Promise<void>;
 }
 
+/** What `RecordQuota.take` decided. */
 export type QuotaDecision =
-  | { readonly kind: 'counted'; readonly window: number }
-  | { readonly kind: 'already_counted' }
-  | { readonly kind: 'exceeded'; readonly retryAfterMs: number };
+  | {
+      /** The identity is counted now; the record may be created. */
+      readonly kind: 'counted';
+      /** Start of the window it is counted in, for `giveBack`. */
+      readonly window: number;
+    }
+  | {
+      /** The identity was counted in this window already (a retry); it costs nothing more. */
+      readonly kind: 'already_counted';
+    }
+  | {
+      /** The scope holds `limit` identities in this window. */
+      readonly kind: 'exceeded';
+      /** Time until the next window. */
+      readonly retryAfterMs: number;
+    };

@@ -12,6 +12,7 @@ export class SealedDataError extends OncelyError {
   readonly code = 'sealed_data_unreadable';
 
   constructor(
+    /** Why the value did not open. */
     readonly failure: SealedDataFailure,
     /** Id of the key the value names, when it names one. */
     readonly keyId: string | undefined,

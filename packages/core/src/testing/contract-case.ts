@@ -1,6 +1,8 @@
 /** A named check that throws (`node:assert`) on failure; independent of any test runner. */
 export interface ContractCase {
+  /** What the case checks, as a sentence; unique within its suite. */
   readonly name: string;
+  /** Builds a fixture, runs the check against it and cleans the fixture up. */
   readonly run: () => Promise<void>;
 }
 

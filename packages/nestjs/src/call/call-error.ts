@@ -6,10 +6,15 @@ import { ProblemType, toProblemResponse } from '@oncely/core';
  * `ONCELY_REQUEST_IN_FLIGHT`), the reason, and ids or field names only, never raw input.
  */
 export interface OncelyCallErrorPayload {
+  /** One of `OncelyCallErrorCode`: what clients switch on. */
   readonly code: string;
+  /** The reason, with how to fix it where the client can (the problem's `detail`). */
   readonly message: string;
+  /** The HTTP status the same refusal gets over HTTP, for clients that map codes to retries. */
   readonly status: number;
+  /** When a retry may succeed, for refusals that say so (a key in flight, a quota). */
   readonly retryAfterMs?: number;
+  /** The problem's extension members (`field`, `limit`, …). */
   readonly [extension: string]: unknown;
 }
 

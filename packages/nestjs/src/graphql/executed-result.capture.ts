@@ -11,14 +11,19 @@ export interface ExecutedResult {
 
 /** An entry of a response's `errors`, as formatted for the client (its `path` is all oncely reads). */
 export interface FormattedError {
+  /** Where the error occurred: response keys and list indexes from the root. */
   readonly path?: readonly (string | number)[];
 }
 
 /** Apollo Server's response body, as far as oncely reads and rewrites it. */
 export interface GraphQLResponseBody {
+  /** `single` for one complete result; incremental delivery is left alone. */
   readonly kind: string;
+  /** The complete result of a `single` body; replays write their fields into it. */
   singleResult?: {
+    /** The result's `data`. */
     readonly data?: Record<string, unknown> | null;
+    /** The result's `errors`. */
     readonly errors?: readonly FormattedError[];
   };
 }

@@ -7,6 +7,7 @@ import { callErrorPayloadOf, type OncelyCallErrorPayload } from '../call/call-er
  */
 export class OncelyGraphQLError extends OncelyError {
   readonly code: string;
+  /** The payload but its message (`code`, `status`, …), as clients read it in the response. */
   readonly extensions: Readonly<Record<string, unknown>>;
 
   constructor(payload: OncelyCallErrorPayload, options?: ErrorOptions) {
@@ -23,19 +24,22 @@ export function toGraphQLError(error: unknown): unknown {
   return payload ? new OncelyGraphQLError(payload, { cause: error }) : error;
 }
 
-/**
- * Codes of the answers only an idempotent GraphQL field gives, next to `OncelyCallErrorCode`:
- * - `selectionMismatch` (422): a retry selected other fields than the first request, whose
- *   response is all that was kept; retry with the first request's selection set, or send a new
- *   key for a new mutation.
- * - `resultUnavailable` (410): the mutation ran, but the response its first client received was
- *   not kept (the server stopped before sending it); it will not run again under this key.
- * - `resultCaptureMissing` (500): the server does not keep GraphQL responses (`OncelyGraphQLPlugin`
- *   is not among its Apollo plugins); nothing ran.
- */
+/** Codes of the answers only an idempotent GraphQL field gives, next to `OncelyCallErrorCode`. */
 export const OncelyGraphQLErrorCode = Object.freeze({
+  /**
+   * 422: a retry selected other fields than the first request, whose response is all that was
+   * kept; retry with the first request's selection set, or send a new key for a new mutation.
+   */
   selectionMismatch: 'ONCELY_SELECTION_MISMATCH',
+  /**
+   * 410: the mutation ran, but the response its first client received was not kept (the server
+   * stopped before sending it); it will not run again under this key.
+   */
   resultUnavailable: 'ONCELY_RESULT_UNAVAILABLE',
+  /**
+   * 500: the server does not keep GraphQL responses (`OncelyGraphQLPlugin` is not among its
+   * Apollo plugins); nothing ran.
+   */
   resultCaptureMissing: 'ONCELY_RESULT_CAPTURE_MISSING',
 } as const);
 

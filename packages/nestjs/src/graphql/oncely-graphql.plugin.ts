@@ -6,16 +6,25 @@ const APOLLO_PLUGIN_METADATA = 'graphql:plugin';
 
 /** What the plugin reads of Apollo Server's request context. */
 export interface OncelyGraphQLRequestContext {
+  /** The operation's context value, which its resolvers receive: its capture is keyed by it. */
   readonly contextValue: unknown;
 }
 
 /** What the plugin reads and rewrites of Apollo Server's response. */
 export interface OncelyGraphQLResponseContext {
-  readonly response: { readonly body: GraphQLResponseBody };
+  /** Apollo Server's response about to be sent. */
+  readonly response: {
+    /** The response body; replays' fields are written into its single result. */
+    readonly body: GraphQLResponseBody;
+  };
 }
 
 /** The request listener the plugin answers with. */
 export interface OncelyGraphQLRequestListener {
+  /**
+   * Before the response leaves: stores the results idempotent fields executed, and writes the
+   * kept results of replayed fields into it.
+   */
   willSendResponse(requestContext: OncelyGraphQLResponseContext): Promise<void>;
 }
 
@@ -37,6 +46,7 @@ export interface OncelyGraphQLRequestListener {
  */
 @SetMetadata(APOLLO_PLUGIN_METADATA, true)
 export class OncelyGraphQLPlugin {
+  /** Starts keeping the operation's results; `undefined` when another registration already does. */
   async requestDidStart(
     requestContext: OncelyGraphQLRequestContext,
   ): Promise<OncelyGraphQLRequestListener | undefined> {

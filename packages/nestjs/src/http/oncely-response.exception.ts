@@ -7,7 +7,10 @@ import type { HttpResponse } from '@oncely/core/adapter';
  * filter catching it first still sees a regular `HttpException` with the right status.
  */
 export class OncelyResponseException extends HttpException {
-  constructor(readonly oncelyResponse: HttpResponse) {
+  constructor(
+    /** The response to write as is: status, headers and body. */
+    readonly oncelyResponse: HttpResponse,
+  ) {
     super(
       oncelyResponse.body.kind === 'json' ? (oncelyResponse.body.value as object) : '',
       oncelyResponse.status,

@@ -2,15 +2,21 @@ import type { ConformanceApp } from './conformance-harness.js';
 
 /** A response as the cases look at it. Header names are lower-case. */
 export interface ConformanceResponse {
+  /** The HTTP status code. */
   readonly status: number;
+  /** Header values by lower-case name, repeated headers joined as `fetch` joins them. */
   readonly headers: Readonly<Record<string, string>>;
+  /** Every `set-cookie` header, one entry each (they cannot be joined). */
   readonly setCookie: readonly string[];
+  /** The body exactly as received, for byte-for-byte replay checks. */
   readonly bytes: Buffer;
+  /** The body decoded as UTF-8. */
   readonly text: string;
   /** The parsed JSON body, or `undefined` when the body is not JSON. */
   readonly body: Record<string, unknown> | undefined;
 }
 
+/** One request of a case; every field is optional. */
 export interface ConformanceRequest {
   /** Sent as `idempotency-key` when given. */
   readonly key?: string;
@@ -18,6 +24,7 @@ export interface ConformanceRequest {
   readonly tenant?: string;
   /** Sent as `x-principal`, JSON with every non-ASCII character escaped. */
   readonly principal?: unknown;
+  /** Further headers, sent as given. */
   readonly headers?: Readonly<Record<string, string>>;
   /** Sent as JSON; `{}` when neither this nor `rawBody` is given on a POST. */
   readonly body?: unknown;
@@ -39,10 +46,12 @@ export function asciiJson(value: unknown): string {
 export class ConformanceClient {
   constructor(private readonly app: ConformanceApp) {}
 
+  /** Sends a `POST` to `path` on the app. */
   post(path: string, request: ConformanceRequest = {}): Promise<ConformanceResponse> {
     return this.send('POST', path, request);
   }
 
+  /** Sends a `GET` to `path` on the app; `body` and `rawBody` are not sent. */
   get(path: string, request: ConformanceRequest = {}): Promise<ConformanceResponse> {
     return this.send('GET', path, request);
   }

@@ -52,6 +52,7 @@ export type HttpConformanceTag =
  * them away, and runs them on another backend.
  */
 export interface HttpConformanceSelection {
+  /** Take only the cases carrying one of these tags. */
   readonly tags?: readonly HttpConformanceTag[];
 }
 
@@ -68,7 +69,12 @@ export interface ConformanceAppSettings {
   /** Install the app-wide timeout layer (0.8 s); off unless a case needs it. */
   readonly timeoutLayer: boolean;
   /** A per-tenant record quota (in-memory quota), when the case tests it. */
-  readonly recordQuota?: { readonly limit: number; readonly windowMs: number };
+  readonly recordQuota?: {
+    /** Most new records per tenant and window. */
+    readonly limit: number;
+    /** Window length in milliseconds. */
+    readonly windowMs: number;
+  };
   /**
    * Add the two collision routes `POST /collisions/a` and `POST /collisions/b`, both claiming
    * operation `collision` with identical options (scope `user.tenantId`), marked `shared: true`
@@ -173,6 +179,7 @@ export interface ConformanceApp {
 export interface HttpConformanceHarness {
   /** Names the runner, e.g. `'Nest on Fastify'`. */
   readonly name: string;
+  /** What the fixture app can express; cases needing anything else are left out, by name. */
   readonly capabilities: readonly HttpConformanceCapability[];
   /** Ways the app registers its catch-all error handler; the first is used by most cases. */
   readonly catchAllRegistrations: readonly string[];
@@ -189,17 +196,27 @@ export interface HttpConformanceHarness {
    * itself, with a 400 of its own (Fastify does, by default).
    */
   readonly refusesPrototypePoisoning?: boolean;
+  /** Builds and starts a fresh fixture app with `settings`; rejects on a boot error. */
   start(settings: ConformanceAppSettings): Promise<ConformanceApp>;
 }
 
 /** One named, runner-agnostic case: resolves on success, throws an `AssertionError` otherwise. */
 export interface HttpConformanceCase {
+  /** What the case checks, as a sentence; unique within the suite. */
   readonly name: string;
+  /** Starts the case's app, speaks to it and closes it. */
   readonly run: () => Promise<void>;
 }
 
 /** The cases a harness runs, and those it leaves out for lack of a capability. */
 export interface HttpConformanceSuite {
+  /** The cases to register with the runner. */
   readonly cases: readonly HttpConformanceCase[];
-  readonly leftOut: readonly { readonly name: string; readonly needs: readonly string[] }[];
+  /** The cases not run, for the runner to report rather than skip silently. */
+  readonly leftOut: readonly {
+    /** The case's name. */
+    readonly name: string;
+    /** The capabilities it needs and the harness lacks. */
+    readonly needs: readonly string[];
+  }[];
 }

@@ -222,7 +222,12 @@ export function prototypeSnapshot(): string {
 }
 
 /** The business validation of a pay body: orderId and amount, nothing else kept. */
-export function isValidPayBody(value: unknown): value is { orderId: string; amount: string } {
+export function isValidPayBody(value: unknown): value is {
+  /** 1 to 64 letters, digits and dashes. */
+  orderId: string;
+  /** Decimal text with two places, e.g. `12.50`. */
+  amount: string;
+} {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const { orderId, amount } = value as Record<string, unknown>;
   return (

@@ -18,7 +18,11 @@ import { singleFlightCases } from './single-flight.cases.js';
 import { statusCases } from './status.cases.js';
 import { validationCases } from './validation.cases.js';
 
-/** Every case of the suite, by topic. */
+/**
+ * Every case of the suite, by topic; `httpConformanceSuite` binds them to a harness.
+ *
+ * @internal
+ */
 export const HTTP_CONFORMANCE_CASES: readonly CaseDefinition[] = [
   ...idempotencyCases,
   ...validationCases,

@@ -6,11 +6,14 @@ import type { ContractCaseBodies, ContractFixture } from '../contract-case.js';
 
 /** What one contract case runs against; the factory builds a fresh one per case. */
 export interface IdempotencyRecordStoreHarness extends ContractFixture {
+  /** The store under test, holding no records of other cases. */
   readonly store: IdempotencyRecordStore;
 }
 
+/** Builds one harness per case; `idempotencyRecordStoreContract` calls it before each case. */
 export type IdempotencyRecordStoreHarnessFactory = () => Promise<IdempotencyRecordStoreHarness>;
 
+/** Timings and concurrency of the record store contract, and what the backend does itself. */
 export interface IdempotencyRecordStoreContractOptions {
   /** Lease TTL of the cases, in ms. Default 500: short, because `advance` may really sleep. */
   readonly leaseTtlMs?: number;
