@@ -85,6 +85,7 @@ export type {
   OpenTelemetrySpan,
   OpenTelemetryTracer,
   OpenTelemetryTracerOptions,
+  OpenTelemetryTracerProvider,
 } from './tracing/open-telemetry-call.tracer.js';
 /** What another tracer implements for the `tracing` option; the attribute names of a call's span. */
 export type { CallSpan, CallTracer } from './tracing/call-tracer.port.js';

@@ -25,6 +25,7 @@ export interface CallTracer {
 export interface CallSpan {
   /** Whether the span is recorded: attributes that cost something are computed only then. */
   readonly recording: boolean;
+  /** Sets one attribute of the span (oncely's own: `oncely.*`, `error.type`). */
   setAttribute(name: string, value: string): void;
   /**
    * Marks the call failed. `errorClass` is the error's class name, never its message: a message

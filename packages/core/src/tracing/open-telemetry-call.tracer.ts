@@ -5,14 +5,19 @@ export const ONCELY_TRACER_NAME = '@oncely/core';
 
 /** A span of `@opentelemetry/api`, as far as oncely uses one. */
 export interface OpenTelemetrySpan {
+  /** Whether the span is sampled: oncely hashes the key only for a recorded span. */
   isRecording(): boolean;
+  /** Sets one of oncely's attributes (`oncely.*`, `error.type`). */
   setAttribute(name: string, value: string): unknown;
+  /** Marks a failed call, with the error's class name as the message. */
   setStatus(status: { code: number; message?: string }): unknown;
+  /** Ends the span when the call settles. */
   end(): void;
 }
 
 /** A tracer of `@opentelemetry/api`, as far as oncely uses one. */
 export interface OpenTelemetryTracer {
+  /** Starts a span, child of the active one, and runs `fn` with it active. */
   startActiveSpan(
     name: string,
     options: { kind: number; attributes: Readonly<Record<string, string>> },
@@ -26,17 +31,33 @@ export interface OpenTelemetryTracer {
  * `@oncely/core` compiles and loads without it.
  */
 export interface OpenTelemetryApi {
-  readonly trace: { getTracer(name: string, version?: string): OpenTelemetryTracer };
-  readonly SpanKind: { readonly INTERNAL: number };
-  readonly SpanStatusCode: { readonly ERROR: number };
+  /** The global tracer provider. */
+  readonly trace: OpenTelemetryTracerProvider;
+  /** The span kinds; oncely's spans are `INTERNAL`. */
+  readonly SpanKind: {
+    /** The kind of a span that neither serves nor makes a remote call. */
+    readonly INTERNAL: number;
+  };
+  /** The span status codes; oncely sets only `ERROR`. */
+  readonly SpanStatusCode: {
+    /** The status of a failed call. */
+    readonly ERROR: number;
+  };
 }
 
+/** A tracer provider of `@opentelemetry/api` (the global one, or an SDK's). */
+export interface OpenTelemetryTracerProvider {
+  /** The tracer of one instrumentation scope: oncely asks for `@oncely/core`'s. */
+  getTracer(name: string, version?: string): OpenTelemetryTracer;
+}
+
+/** Options of `createOpenTelemetryTracer`. */
 export interface OpenTelemetryTracerOptions {
   /**
    * Where spans go; the global tracer provider (the one the OpenTelemetry SDK registers) when
    * omitted. Read through the API's proxy, so an SDK registered after oncely starts still works.
    */
-  readonly tracerProvider?: { getTracer(name: string, version?: string): OpenTelemetryTracer };
+  readonly tracerProvider?: OpenTelemetryTracerProvider;
 }
 
 /**

@@ -9,7 +9,9 @@ export class OpenTelemetryLoadError extends OncelyConfigurationError {
   override readonly code = 'opentelemetry_load';
 
   constructor(
+    /** Who loaded the API (the engine's or module's name), as errors of the option name it. */
     readonly owner: string,
+    /** Why the loaded module is unusable. */
     readonly reason: string,
     options?: ErrorOptions,
   ) {
