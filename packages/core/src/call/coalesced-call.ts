@@ -7,6 +7,7 @@ import { httpCallFailurePolicy } from './call-failure.policy.js';
 import { HandlerDeadline } from './handler-deadline.js';
 import { handlerContext } from './handler-context.js';
 import { keep, shareable, sharedReply } from './kept-response.js';
+import { refusedOnceExecuting } from './local-calls.js';
 import { OwnReply } from './own-reply.js';
 import type {
   CallEnvironment,
@@ -47,10 +48,13 @@ export async function runCoalesced(
     events.emit('single-flight', 'conflict', route.operation, key);
     throw new FlightBusyError(key, 1);
   };
+  /** Whether the flight runs this call's own handler: it is then no duplicate of it. */
+  let leading = false;
   try {
-    const { value, source } = await env.engines.flight.run<StoredResponse>(
+    const flown = env.engines.flight.run<StoredResponse>(
       key,
       async (flight) => {
+        leading = true;
         env.local.markExecuting(local.call);
         local.call.confirm = () => env.engines.flight.holdsLease(key);
         const deadline = new HandlerDeadline(key, flight.fence, route.maxDuration);
@@ -84,6 +88,9 @@ export async function runCoalesced(
         failurePolicy: httpCallFailurePolicy,
       },
     );
+    const { value, source } = await refusedOnceExecuting(local.call, flown, () => {
+      if (!leading) refuseJoined();
+    });
     events.decided(source);
     if (source === 'executed') {
       const mine = own.result;

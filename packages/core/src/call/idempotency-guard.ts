@@ -7,7 +7,11 @@ import {
   IdempotencyMismatchError,
 } from './idempotency-conflict.errors.js';
 import { sharedReply } from './kept-response.js';
-import { refuseRunningDuplicate, type GuardedOutcome } from './local-calls.js';
+import {
+  refusedOnceExecuting,
+  refuseRunningDuplicate,
+  type GuardedOutcome,
+} from './local-calls.js';
 import { OwnReply } from './own-reply.js';
 import type {
   CallEnvironment,
@@ -52,18 +56,22 @@ export async function runGuarded(
     events.emit('idempotency', 'conflict', route.operation, key.identity);
     throw new IdempotencyConflictError(key.identity, 1);
   };
+  /** Whether the guard flight runs this call's own work: its handler is then no duplicate. */
+  let leading = false;
   try {
-    const { value, source } = await env.engines.guard.run<GuardedOutcome>(
+    const guarded = env.engines.guard.run<GuardedOutcome>(
       flightKey,
-      (flight) =>
-        runUnderRecord(env, {
+      (flight) => {
+        leading = true;
+        return runUnderRecord(env, {
           call,
           route,
           key,
           outerSignal: () => flight.signal,
           local: local.call,
           reply: own,
-        }),
+        });
+      },
       {
         operation: route.operation,
         leaseTtl: route.leaseTtl,
@@ -75,6 +83,9 @@ export async function runGuarded(
         onCoordinatorDown: 'open',
       },
     );
+    const { value, source } = await refusedOnceExecuting(local.call, guarded, () => {
+      if (!leading) refuseJoined();
+    });
     if (source === 'executed') {
       const mine = own.result;
       if (mine !== undefined) return mine;

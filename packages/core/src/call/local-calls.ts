@@ -8,6 +8,8 @@ export interface LocalCall {
   /** When the handler started (or, before that, when the call did). */
   since: number;
   executing: boolean;
+  /** Settles when the handler starts (`executing` turns true); never if it does not run. */
+  readonly started: Promise<void>;
   /**
    * Whether the lease the running handler holds still holds, asked of its store; set once the
    * handler runs under a lease that can be asked. An operator's force-release frees it.
@@ -31,6 +33,7 @@ export interface GuardedOutcome {
  */
 export class LocalCalls {
   readonly #running = new Map<string, LocalCall>();
+  readonly #start = new WeakMap<LocalCall, () => void>();
 
   constructor(private readonly clock: Clock) {}
 
@@ -70,7 +73,10 @@ export class LocalCalls {
   enter(key: string): { readonly call: LocalCall; readonly leave: () => void } {
     const existing = this.#running.get(key);
     if (existing !== undefined) return { call: existing, leave: () => undefined };
-    const call: LocalCall = { since: this.clock.now(), executing: false };
+    let start!: () => void;
+    const started = new Promise<void>((resolve) => (start = resolve));
+    const call: LocalCall = { since: this.clock.now(), executing: false, started };
+    this.#start.set(call, start);
     this.#running.set(key, call);
     return {
       call,
@@ -83,7 +89,27 @@ export class LocalCalls {
   markExecuting(call: LocalCall): void {
     call.executing = true;
     call.since = this.clock.now();
+    this.#start.get(call)?.();
   }
+}
+
+/**
+ * What a caller that joined this process's call waits for: `pending`, or `refuse()` as soon as
+ * the call starts its handler. Under `onBusy: 'reject'` a caller that joined while the first was
+ * still reading the record (to share a replay) is a duplicate in flight once the handler runs,
+ * so it hears its 409 then, as a duplicate on another node would, not when the handler ends.
+ * `refuse` throws to refuse, or returns to go on waiting (the handler is the caller's own).
+ */
+export function refusedOnceExecuting<T>(
+  call: LocalCall,
+  pending: Promise<T>,
+  refuse: () => void,
+): Promise<T> {
+  const refused = call.started.then(() => {
+    refuse();
+    return pending;
+  });
+  return Promise.race([pending, refused]);
 }
 
 /**

@@ -1,7 +1,12 @@
 import type { BusinessKey } from '../key/key.types.js';
 import { IdempotencyConflictError } from './idempotency-conflict.errors.js';
 import { sharedReply } from './kept-response.js';
-import { refuseRunningDuplicate, type GuardedOutcome, type LocalCall } from './local-calls.js';
+import {
+  refusedOnceExecuting,
+  refuseRunningDuplicate,
+  type GuardedOutcome,
+  type LocalCall,
+} from './local-calls.js';
 import { OwnReply } from './own-reply.js';
 import { noOuterSignal } from './handler-context.js';
 import type {
@@ -74,9 +79,13 @@ async function shareRecorded(
     return new IdempotencyConflictError(key.identity, 1);
   };
   let outcome: GuardedOutcome;
+  let refusal: IdempotencyConflictError | undefined;
   try {
-    outcome = await first;
+    outcome = await refusedOnceExecuting(local, first, () => {
+      throw (refusal = conflict());
+    });
   } catch (error) {
+    if (refusal !== undefined && error === refusal) throw error;
     throw local.executing ? conflict() : error;
   }
   if (local.executing || !outcome.replayed) throw conflict();

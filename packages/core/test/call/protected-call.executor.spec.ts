@@ -1,5 +1,6 @@
 import { jest } from '@jest/globals';
 import {
+  FlightBusyError,
   IdempotencyConflictError,
   IdempotencyMismatchError,
   InMemoryFlightCoordinator,
@@ -19,6 +20,7 @@ import {
   defineProtectedRoute,
   resolveCallKeys,
   type HttpResponse,
+  type ProtectedCallResult,
   type ProtectedRoute,
 } from '@oncely/core/adapter';
 
@@ -80,6 +82,40 @@ const json = (
   headers: { 'content-type': 'application/json', 'x-trace': 'leader-only', ...headers },
   body: { kind: 'json', value },
 });
+
+interface CallOutcome {
+  readonly result?: ProtectedCallResult;
+  readonly error?: unknown;
+}
+
+/**
+ * Waits until `count` of `calls` are refused while the handler is still held, then lets it
+ * finish; fails (rather than hangs) when they are not refused within 5 s of the handler starting.
+ */
+async function refusedWhileHeld(
+  calls: Promise<ProtectedCallResult>[],
+  held: ReturnType<typeof gate>,
+  count: number,
+): Promise<CallOutcome[]> {
+  let refused = 0;
+  const outcomes = calls.map((pending) =>
+    pending.then(
+      (result): CallOutcome => ({ result }),
+      (error: unknown): CallOutcome => {
+        refused += 1;
+        return { error };
+      },
+    ),
+  );
+  await held.entered;
+  const deadline = Date.now() + 5_000;
+  while (refused < count && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  expect(refused).toBe(count);
+  held.open();
+  return Promise.all(outcomes);
+}
 
 function gate() {
   let open!: () => void;
@@ -223,7 +259,7 @@ describe.each([
     expect(begin).toHaveBeenCalledTimes(Store === GuardedRecordStore ? 0 : 2);
   });
 
-  it("refuses, under onBusy: 'reject', duplicates that joined before the handler started", async () => {
+  it("refuses, under onBusy: 'reject', duplicates that joined before the handler started, as it starts", async () => {
     const { executor } = node();
     const route = idempotentRoute({ onBusy: 'reject' });
     const held = gate();
@@ -240,15 +276,10 @@ describe.each([
         },
       });
     // All twenty start before the first one's record is even claimed.
-    const calls = Array.from({ length: 20 }, call);
-    await held.entered;
-    held.open();
-    const settled = await Promise.allSettled(calls);
-    const conflicts = settled.filter(
-      (r) => r.status === 'rejected' && r.reason instanceof IdempotencyConflictError,
-    );
-    expect(conflicts).toHaveLength(19);
-    expect(settled.filter((r) => r.status === 'fulfilled' && !r.value.replayed)).toHaveLength(1);
+    const outcomes = await refusedWhileHeld(Array.from({ length: 20 }, call), held, 19);
+
+    expect(outcomes.filter((o) => o.error instanceof IdempotencyConflictError)).toHaveLength(19);
+    expect(outcomes.filter((o) => o.result?.replayed === false)).toHaveLength(1);
     expect(runs).toBe(1);
   });
 
@@ -407,6 +438,29 @@ describe('ProtectedCallExecutor: SingleFlight routes', () => {
         .map((e) => e.outcome)
         .sort(),
     ).toEqual([...Array(19).fill('joined'), 'cached', 'executed'].sort());
+  });
+
+  it("refuses, under onBusy: 'reject', callers that joined before the handler started, as it starts", async () => {
+    const { executor } = node();
+    const route = flightRoute({ onBusy: 'reject' });
+    const held = gate();
+    let runs = 0;
+    const call = () =>
+      executor.execute({
+        route,
+        keys: resolveCallKeys(route, request('ignored')),
+        handler: async () => {
+          runs += 1;
+          held.signal();
+          await held.opened;
+          return json({ runs }, 200);
+        },
+      });
+    const outcomes = await refusedWhileHeld(Array.from({ length: 20 }, call), held, 19);
+
+    expect(outcomes.filter((o) => o.error instanceof FlightBusyError)).toHaveLength(19);
+    expect(outcomes.filter((o) => o.result?.replayed === false)).toHaveLength(1);
+    expect(runs).toBe(1);
   });
 
   it("serves a cached result to every concurrent caller, even with onBusy: 'reject'", async () => {
