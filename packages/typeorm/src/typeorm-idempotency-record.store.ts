@@ -67,6 +67,12 @@ export class TypeOrmIdempotencyRecordStore implements TransactionalIdempotencyRe
   private readonly clock: Clock;
   private readonly connection: UnguardedRecordConnection;
   private readonly purgeSchedule: PurgeSchedule | undefined;
+  /**
+   * Leases whose `runInTransaction` holds their row locked (PostgreSQL, SQLite). A renewal on
+   * another connection would wait for that lock until the work commits, so the watchdog would
+   * give the lease up while nobody can take it: for as long as the lock is held, it is the lease.
+   */
+  private readonly rowLockedLeases = new Set<string>();
   private starting: Promise<void> | undefined;
 
   /**
@@ -179,6 +185,7 @@ export class TypeOrmIdempotencyRecordStore implements TransactionalIdempotencyRe
 
   async renew(lease: RecordLease, leaseTtlMs: number): Promise<boolean> {
     positiveWholeNumber('leaseTtlMs', leaseTtlMs);
+    if (this.rowLockedLeases.has(leaseLockKey(lease))) return true;
     const { statements } = this.connection;
     const leaseExpiresAt = this.clock.now() + leaseTtlMs;
     const result = await this.connection.execute(statements.renew, [
@@ -266,8 +273,10 @@ export class TypeOrmIdempotencyRecordStore implements TransactionalIdempotencyRe
   ): Promise<T> {
     const { statements } = this.connection;
     const runner = manager.queryRunner as QueryRunner;
+    const lockKey = leaseLockKey(lease);
     try {
       await this.checkHeldAtStart(runner, lease);
+      if (this.connection.dialect !== 'mysql') this.rowLockedLeases.add(lockKey);
       const { response, result } = await CallTransaction.run(this.dataSource, manager, () =>
         work(manager),
       );
@@ -281,6 +290,8 @@ export class TypeOrmIdempotencyRecordStore implements TransactionalIdempotencyRe
     } catch (error) {
       discardIfSessionEnded(runner, error);
       throw error;
+    } finally {
+      this.rowLockedLeases.delete(lockKey);
     }
   }
 
@@ -295,6 +306,11 @@ export class TypeOrmIdempotencyRecordStore implements TransactionalIdempotencyRe
     const holds = dialect === 'sqlite' ? held.affected === 1 : held.records.length === 1;
     if (!holds) throw new LeaseLostError(lease.identity, lease.fence);
   }
+}
+
+/** A holder's lease at one fence: what `rowLockedLeases` remembers. */
+function leaseLockKey(lease: RecordLease): string {
+  return `${lease.ownerToken}:${lease.fence}`;
 }
 
 /** The `purge` option checked, with the default failure report. */
