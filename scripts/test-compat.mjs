@@ -107,6 +107,17 @@ async function installedVersions(app, log) {
   return versions;
 }
 
+/**
+ * What the app's runner says it ran (Jest's `Tests:` line, or node:test's `tests N`), so the
+ * summary shows a suite that quietly ran nothing.
+ */
+function testCount(output) {
+  const jest = /^Tests:\s+(.+)$/m.exec(output);
+  if (jest) return jest[1].trim();
+  const nodeTest = /^(?:#|ℹ) tests (\d+)$/m.exec(output);
+  return nodeTest ? `${nodeTest[1]} total` : 'test count unknown';
+}
+
 async function testApp(app) {
   const log = [];
   const cwd = join(compat, app);
@@ -123,8 +134,8 @@ async function testApp(app) {
     }
     await run('npm', ['ci', '--no-audit', '--no-fund'], cwd, log);
     const versions = await installedVersions(app, log);
-    await run('npm', ['test'], cwd, log);
-    return { app, ok: true, seconds: (Date.now() - started) / 1000, versions };
+    const tests = testCount(await run('npm', ['test'], cwd, log));
+    return { app, ok: true, seconds: (Date.now() - started) / 1000, versions, tests };
   } catch (error) {
     console.error(`\n----- compat/${app} failed -----\n${log.join('\n')}\n${error.message}`);
     return { app, ok: false, seconds: (Date.now() - started) / 1000 };
@@ -146,12 +157,17 @@ await Promise.all(
   }),
 );
 
-for (const { app, ok, seconds, versions } of results.sort((a, b) => a.app.localeCompare(b.app))) {
+for (const { app, ok, seconds, versions, tests } of results.sort((a, b) =>
+  a.app.localeCompare(b.app),
+)) {
   const installed = versions
     ? Object.entries(versions)
         .map(([name, version]) => `${name}@${version}`)
         .join(' ')
     : '';
-  console.log(`${ok ? 'pass' : 'FAIL'}  ${app.padEnd(16)} ${seconds.toFixed(0)}s  ${installed}`);
+  const ran = tests ? `(${tests})  ` : '';
+  console.log(
+    `${ok ? 'pass' : 'FAIL'}  ${app.padEnd(16)} ${seconds.toFixed(0)}s  ${ran}${installed}`,
+  );
 }
 if (results.some((result) => !result.ok)) process.exit(1);

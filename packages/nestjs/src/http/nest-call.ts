@@ -40,6 +40,9 @@ export class NestCall {
    * gets what the inner layers made of it (an inner `catchError` fallback value included).
    */
   settleFailure(error: unknown, toHttpError: (error: unknown) => unknown): void {
+    // Already answered (a timeout layer's 408): mapping the error would set its headers on a
+    // sent response, which Express refuses by throwing.
+    if (this.closed) return;
     const routed = error === this.#handlerError ? this.#routed : undefined;
     if (routed?.kind === 'value') this.emit(routed.value);
     else this.fail(toHttpError(routed?.kind === 'error' ? routed.error : error));

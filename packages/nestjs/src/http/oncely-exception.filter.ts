@@ -21,7 +21,10 @@ export class OncelyExceptionFilter implements ExceptionFilter<OncelyResponseExce
     for (const [name, value] of Object.entries(headers)) adapter.setHeader(response, name, value);
     switch (body.kind) {
       case 'json':
-        adapter.reply(response, body.value, status);
+        // Handed as text, sent as it is with the Content-Type set above on every Nest major and
+        // platform. Handed an object with an error status, Nest 11's Express adapter replaces
+        // any Content-Type but `application/json…` (problem+json too) and warns, per response.
+        adapter.reply(response, JSON.stringify(body.value), status);
         return;
       case 'empty':
         adapter.reply(response, undefined, status);

@@ -82,7 +82,8 @@ export class TimeoutInterceptor implements NestInterceptor {
 
 /**
  * The NestJS docs' catch-all `AllExceptionsFilter`, answering an `HttpException` with its own
- * response (as oncely's docs say a catch-all keeps the problem body), anything else with 500.
+ * response, anything else with 500. Sending the problem as an object keeps its Content-Type on
+ * Nest 12 only; docs/http.md shows the way that works on every major (the compat apps run it).
  */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {

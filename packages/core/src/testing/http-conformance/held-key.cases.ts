@@ -111,4 +111,25 @@ export const heldKeyCases: readonly CaseDefinition[] = [
       if (app.records) assert.equal(await app.records(), 1);
     },
   },
+  {
+    name: 'a handler passing maxDuration after the timeout layer answered frees its key, and the app keeps running',
+    settings: { timeoutLayer: true },
+    needs: ['outer-answer-detection'],
+    run: async ({ http, probe, harness }) => {
+      const key = randomUUID();
+      const send = () => http.post('/hung', { key, tenant: 't-1' });
+      const timedOut = await send();
+      assert.equal(timedOut.status, harness.timeoutStatus, timedOut.text);
+      // The route's maxDuration (1 s) passes while the client already has its answer.
+      await new Promise((resolve) => setTimeout(resolve, 1000 + SETTLE_MS));
+      const retry = send();
+      await probe.entered('hung:2');
+      probe.open('hung:2');
+      const ran = await answered(retry, 'the retry after maxDuration');
+      assert.equal(ran.status, 201, ran.text);
+      assert.deepEqual(ran.body, { execution: 2 });
+      probe.open('hung:1');
+      assert.equal(probe.executions('hung'), 2);
+    },
+  },
 ];

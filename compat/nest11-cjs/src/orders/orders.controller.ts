@@ -1,0 +1,35 @@
+import { Body, Controller, Post, Res, UseGuards } from '@nestjs/common';
+import { IdempotentKey } from '@oncely/nestjs';
+import { CurrentUser } from '../common/current-user.decorator';
+import type { Principal } from '../common/tenant.guard';
+import { TenantGuard } from '../common/tenant.guard';
+import { CreateOrderDto } from './create-order.dto';
+import { Order } from './order';
+import { OrdersService } from './orders.service';
+
+/** What the handler needs of the response: Express's `res` and Fastify's `reply` both have it. */
+interface HeaderResponse {
+  header(name: string, value: string): unknown;
+}
+
+@Controller('orders')
+@UseGuards(TenantGuard)
+export class OrdersController {
+  constructor(private readonly orders: OrdersService) {}
+
+  /**
+   * Clients send `Idempotency-Key`; a retry with the same key and body replays the kept `201`
+   * (with its `Location`), so the card is charged once. Keys are scoped to the caller's tenant.
+   */
+  @Post()
+  @IdempotentKey({ operation: 'order-create', scope: 'user.tenantId' })
+  async create(
+    @Body() dto: CreateOrderDto,
+    @CurrentUser() user: Principal,
+    @Res({ passthrough: true }) res: HeaderResponse,
+  ): Promise<Order> {
+    const order = await this.orders.place(user, dto);
+    res.header('location', `/orders/${order.id}`);
+    return order;
+  }
+}
