@@ -50,6 +50,15 @@ export interface IdempotentRouteOptions extends RouteKeySpec, CommonRouteOptions
   /** How long a completed record is kept and replayed. */
   readonly retention?: number;
   /**
+   * Versions this route had before its `version` was bumped, newest first (`['v1']`): a request
+   * finding no record under the current version is answered by its live record under one of
+   * these, with the same identity and payload — replayed when completed, `409` while in flight,
+   * `422` for another payload — so a retry that spans the deploy does not run again. Each one is
+   * one more record read on a miss: remove it once the last record written under it has expired
+   * (the retention after the last node running it stopped). docs/migration.md has the steps.
+   */
+  readonly previousVersions?: readonly string[];
+  /**
    * How long replays are served from the coordinator's result cache before the database. Unused
    * where the record store answers at cache speed (Redis) and the route refuses in-flight
    * duplicates: replays then come from the record itself.
