@@ -65,7 +65,11 @@ describe('defineProtectedRoute', () => {
     [{ previousVersions: [7], version: 'v2' }, '7 is not a version', '[A-Za-z0-9._~-]'],
     [{ previousVersions: [''], version: 'v2' }, '"" is not a version', 'previousVersions'],
     [{ previousVersions: ['v 1'], version: 'v2' }, '"v 1" is not a version', 'previousVersions'],
-    [{ previousVersions: ['v1'] }, `"v1" is the route's current version`, 'Declare the bumped version'],
+    [
+      { previousVersions: ['v1'] },
+      `"v1" is the route's current version`,
+      'Declare the bumped version',
+    ],
     [{ previousVersions: ['v1', 'v1'], version: 'v2' }, '"v1" is listed twice', 'once'],
     [
       { previousVersions: ['v1', 'v2', 'v3', 'v4', 'v5'], version: 'v6' },
