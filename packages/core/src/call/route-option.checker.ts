@@ -5,7 +5,7 @@ import { MAX_KEY_NAME_LENGTH } from '../key/key.constants.js';
 import { RouteOptionsError } from './route-setup.errors.js';
 
 /** Most versions a route's `previousVersions` may list: each is one more record read per miss. */
-export const MAX_PREVIOUS_VERSIONS = 4;
+const MAX_PREVIOUS_VERSIONS = 4;
 
 /** Node's largest timer delay; a longer one fires at once. */
 export const MAX_TIMER_MS = 2_147_483_647;
