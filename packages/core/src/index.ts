@@ -139,6 +139,7 @@ export { OncelyConfigurationError } from './errors/oncely-configuration.error.js
 export { KeySpecError } from './key/key-spec.error.js';
 export {
   OperationClaimConflictError,
+  PreviousVersionClaimedError,
   RouteOptionsError,
   TransactionalStoreRequiredError,
 } from './call/route-setup.errors.js';

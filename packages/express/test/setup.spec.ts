@@ -1,6 +1,7 @@
 import {
   InMemoryIdempotencyRecordStore,
   OperationClaimConflictError,
+  PreviousVersionClaimedError,
   ReplayHeaderPolicyError,
   RouteOptionsError,
   TransactionalStoreRequiredError,
@@ -102,6 +103,37 @@ describe('createOncely() and middleware creation', () => {
     expect(() =>
       instance.idempotent({ operation: 'z', scope: 'user.id', replayHeaders: ['content-length'] }),
     ).toThrow(ReplayHeaderPolicyError);
+    expect(() =>
+      instance.idempotent({
+        name: 'POST /refunds',
+        operation: 'refund',
+        scope: 'user.id',
+        version: 'v2',
+        previousVersions: ['v1', 'v1'],
+      }),
+    ).toThrow(/"previousVersions" on POST \/refunds: "v1" is listed twice/);
+  });
+
+  it("lists a route's previous versions in the registry, and refuses one another route claims", () => {
+    const instance = oncely();
+    instance.idempotent({
+      name: 'POST /v2/refunds',
+      operation: 'refund',
+      scope: 'user.id',
+      version: 'v2',
+      previousVersions: ['v1'],
+    });
+    expect(instance.registry.list()).toEqual([
+      expect.objectContaining({
+        route: 'POST /v2/refunds',
+        operation: expect.stringMatching(/:refund:v2$/),
+        previousVersions: [expect.stringMatching(/:refund:v1$/)],
+      }),
+    ]);
+    const old = () =>
+      instance.idempotent({ name: 'POST /v1/refunds', operation: 'refund', scope: 'user.id' });
+    expect(old).toThrow(PreviousVersionClaimedError);
+    expect(old).toThrow(/POST \/v2\/refunds lists .* but POST \/v1\/refunds still claims it/);
   });
 
   it('fails when two routes claim one operation with identical options, naming both', () => {

@@ -20,6 +20,7 @@ import {
   CoordinatorUnavailableError,
   OncelyConfigurationError,
   OperationClaimConflictError,
+  PreviousVersionClaimedError,
   ReplayHeaderPolicyError,
   RouteOptionsError,
   TransactionalStoreRequiredError,
@@ -75,6 +76,35 @@ describe('start-up checks', () => {
     await expect(failure).rejects.toBeInstanceOf(OperationClaimConflictError);
     await expect(failure).rejects.toThrow(
       /FirstController\.create \(POST \/a\).*SecondController\.create \(POST \/b\)/,
+    );
+  });
+
+  it('fails the boot on a route listing a previous version another route still claims, naming both', async () => {
+    @Controller('v1/refunds')
+    class OldRefundsController {
+      @Post()
+      @IdempotentKey({ operation: 'refund', scope: 'user.tenantId' })
+      create() {
+        return {};
+      }
+    }
+    @Controller('v2/refunds')
+    class NewRefundsController {
+      @Post()
+      @IdempotentKey({
+        operation: 'refund',
+        scope: 'user.tenantId',
+        version: 'v2',
+        previousVersions: ['v1'],
+      })
+      create() {
+        return {};
+      }
+    }
+    const failure = boot([OldRefundsController, NewRefundsController]);
+    await expect(failure).rejects.toBeInstanceOf(PreviousVersionClaimedError);
+    await expect(failure).rejects.toThrow(
+      /NewRefundsController\.create \(POST \/v2\/refunds\) lists the version of ".*:refund:v1" in previousVersions, but OldRefundsController\.create \(POST \/v1\/refunds\) still claims it/,
     );
   });
 
@@ -234,6 +264,22 @@ describe('start-up checks', () => {
     expect(() => decorate(SingleFlight({ operation: 'x', shared: 1 as never }))).toThrow(
       /"shared" on Target\.handler/,
     );
+    expect(() =>
+      decorate(IdempotentKey({ operation: 'x', scope: 'user.id', previousVersions: ['v1'] })),
+    ).toThrow(/"previousVersions" on Target\.handler: "v1" is the route's current version/);
+    expect(() =>
+      decorate(
+        IdempotentKey({
+          operation: 'x',
+          scope: 'user.id',
+          version: 'v2',
+          previousVersions: ['v 1'],
+        }),
+      ),
+    ).toThrow(/"previousVersions" on Target\.handler: "v 1" is not a version/);
+    expect(() =>
+      decorate(SingleFlight({ operation: 'x', previousVersions: ['v1'] } as never)),
+    ).toThrow(/"previousVersions" on Target\.handler: unknown option/);
   });
 
   it('refuses handlers declared to return a stream or a file', async () => {

@@ -17,6 +17,11 @@ export class RecordStatements {
   /** Checks first thing in a transaction that a lease holds its row; locks it where harmless. */
   readonly lockHeld: string;
   readonly selectExpired: string;
+  /** Deletes a row abandoned in progress (lease expired), named by its holder's owner and fence. */
+  readonly deleteAbandoned: string;
+  /** The columns `select` reads. */
+  private readonly recordColumns: string;
+  private readonly selectManyByCount = new Map<number, string>();
 
   constructor(
     private readonly dialect: RecordDialect,
@@ -31,10 +36,8 @@ export class RecordStatements {
       `INSERT INTO ${table} (${c('key_hash')}, ${c('key')}, ${c('fingerprint')}, ${c('status')}, ${c('owner_token')}, ${c('fence')}, ${c('lease_expires_at')}, ${c('retention_ms')}, ${c('created_at')}, ${c('expires_at')}) ` +
         `VALUES (?, ?, ?, 'in_progress', ?, 1, ?, ?, ?, ?)`,
     );
-    this.select = sql(
-      `SELECT ${c('fingerprint')}, ${c('status')}, ${c('owner_token')}, ${c('fence')}, ${c('expires_at')}, ${c('response_status')}, ${c('response_headers')}, ${c('response_body_kind')}, ${c('response_body')} ` +
-        `FROM ${table} WHERE ${c('key_hash')} = ?`,
-    );
+    this.recordColumns = `${c('fingerprint')}, ${c('status')}, ${c('owner_token')}, ${c('fence')}, ${c('expires_at')}, ${c('response_status')}, ${c('response_headers')}, ${c('response_body_kind')}, ${c('response_body')}`;
+    this.select = sql(`SELECT ${this.recordColumns} FROM ${table} WHERE ${c('key_hash')} = ?`);
     // The previous holder is named by owner and fence: of concurrent takers that read the same
     // row exactly one matches, and a row completed, renewed or re-created meanwhile matches none.
     this.takeOver = sql(
@@ -62,9 +65,24 @@ export class RecordStatements {
       // never has to upgrade a read lock later, which fails with SQLITE_BUSY mid-work.
       sqlite: sql(`UPDATE ${table} SET ${c('fence')} = ${c('fence')} WHERE ${held}`),
     }[dialect];
+    this.deleteAbandoned = sql(`DELETE FROM ${table} WHERE ${held} AND ${c('expires_at')} <= ?`);
     this.selectExpired = sql(
       `SELECT ${c('id')} FROM ${table} WHERE ${c('expires_at')} <= ? ORDER BY ${c('expires_at')} LIMIT ?`,
     );
+  }
+
+  /** The rows of `count` key hashes, each with its `key_hash`, as `select` reads one. */
+  selectMany(count: number): string {
+    let text = this.selectManyByCount.get(count);
+    if (text === undefined) {
+      const c = this.escape;
+      const hashes = Array.from({ length: count }, () => '?').join(', ');
+      text = this.numbered(
+        `SELECT ${c('key_hash')}, ${this.recordColumns} FROM ${this.table} WHERE ${c('key_hash')} IN (${hashes})`,
+      );
+      this.selectManyByCount.set(count, text);
+    }
+    return text;
   }
 
   /**

@@ -9,7 +9,6 @@ import {
   type TransactionalIdempotencyRecordStore,
 } from '@oncely/core';
 import {
-  decodeStoredResponse,
   encodeStoredResponse,
   positiveWholeNumber,
   recordKeyHash,
@@ -22,7 +21,9 @@ import { CallTransaction } from './call-transaction.js';
 import { guardTransactionalWrites } from './guard-transactional-writes.js';
 import { discardIfSessionEnded, query, type StatementResult } from './record-connection.js';
 import { isRetryableConflict, isUniqueViolation, recordDialectOf } from './record-dialect.js';
+import { previousRecordsAnswer } from './previous-records.js';
 import { PurgeSchedule } from './purge-schedule.js';
+import { liveAnswer, type RecordRow } from './record-row.js';
 import type {
   PurgeScheduleOptions,
   RunInTransactionOptions,
@@ -30,18 +31,6 @@ import type {
 } from './typeorm-idempotency-record-store.options.js';
 import { UnguardedRecordConnection } from './unguarded-record-connection.js';
 import { verifyRecordTable } from './verify-record-table.js';
-
-interface RecordRow {
-  fingerprint: string;
-  status: string;
-  owner_token: string;
-  fence: number | string;
-  expires_at: number | string;
-  response_status: number | string | null;
-  response_headers: string | null;
-  response_body_kind: string | null;
-  response_body: Uint8Array | null;
-}
 
 /** Keeps one purge's delete under every driver's bound-parameter limit (SQLite: 32 766). */
 const maxPurgeBatch = 10_000;
@@ -121,9 +110,38 @@ export class TypeOrmIdempotencyRecordStore implements TransactionalIdempotencyRe
     await this.purgeSchedule?.stop();
   }
 
+  /**
+   * Inserts the record, or answers from the row already there. With `previousIdentities`, a claim
+   * is followed by one read of the previous versions' rows (`previousRecordsAnswer`), and given
+   * back when one of them answers.
+   */
   async begin(identity: string, digest: string, options: BeginOptions): Promise<BeginOutcome> {
     const leaseTtlMs = positiveWholeNumber('leaseTtlMs', options.leaseTtlMs);
     const retentionMs = positiveWholeNumber('retentionMs', options.retentionMs);
+    const claimed = await this.claim(identity, digest, leaseTtlMs, retentionMs);
+    const previous = options.previousIdentities ?? [];
+    if (claimed.kind !== 'acquired' || previous.length === 0) return claimed;
+    let answer: BeginOutcome | undefined;
+    try {
+      answer = await previousRecordsAnswer(this.connection, previous, digest, () =>
+        this.clock.now(),
+      );
+    } catch (error) {
+      await this.release(claimed.lease).catch(() => undefined);
+      throw error;
+    }
+    if (answer === undefined) return claimed;
+    await this.release(claimed.lease);
+    return answer;
+  }
+
+  /** The unique index is the lock: the row is inserted, or read and taken over once expired. */
+  private async claim(
+    identity: string,
+    digest: string,
+    leaseTtlMs: number,
+    retentionMs: number,
+  ): Promise<BeginOutcome> {
     const { statements } = this.connection;
     const keyHash = recordKeyHash(identity);
     for (let round = 0; round < maxBeginRounds; round += 1) {
@@ -146,12 +164,8 @@ export class TypeOrmIdempotencyRecordStore implements TransactionalIdempotencyRe
       const [row] = (await this.connection.execute(statements.select, [keyHash]))
         .records as RecordRow[];
       if (!row) continue;
-      const expiresAt = Number(row.expires_at);
-      if (expiresAt > now) {
-        if (row.fingerprint !== digest) return { kind: 'mismatch' };
-        if (row.status === 'completed') return { kind: 'replay', response: decodeRow(row) };
-        return { kind: 'in_progress', retryAfterMs: expiresAt - now };
-      }
+      const answer = liveAnswer(row, digest, now);
+      if (answer) return answer;
 
       // Expired: an abandoned lease, or a completed record past its retention. Either way the
       // record counts as absent; taking the row over keeps the fence growing for this key.
@@ -352,13 +366,4 @@ function completeParameters(lease: RecordLease, encoded: EncodedResponse, now: n
     now,
     ...heldParameters(lease),
   ];
-}
-
-function decodeRow(row: RecordRow): StoredResponse {
-  return decodeStoredResponse({
-    status: Number(row.response_status),
-    headers: row.response_headers ?? '{}',
-    bodyKind: (row.response_body_kind ?? 'empty') as EncodedResponse['bodyKind'],
-    body: row.response_body,
-  });
 }

@@ -1,4 +1,4 @@
-import { buildKey } from '../key/build-key.js';
+import { buildKey, identitiesUnderVersions } from '../key/build-key.js';
 import { MissingKeyFieldError } from '../key/missing-key-field.error.js';
 import type { BusinessKey, KeyContext, KeySpec } from '../key/key.types.js';
 import { parseIdempotencyKeyHeader } from '../http/idempotency-key-header.js';
@@ -14,6 +14,11 @@ import { UnauthenticatedError } from '../http/request-rejected.errors.js';
 export interface CallKeys {
   /** The durable record's identity (the client key joined to its target) and input digest. */
   readonly idempotency?: BusinessKey;
+  /**
+   * The same request's identities under the route's `previousVersions`, newest first: the records
+   * that answer when `idempotency.identity` has none. Absent when the route lists none.
+   */
+  readonly previousIdentities?: readonly string[];
   /** The SingleFlight key. */
   readonly singleFlight?: BusinessKey;
 }
@@ -25,8 +30,19 @@ export interface CallKeys {
  * problem mapping knows: nothing is locked or recorded before this succeeds.
  */
 export function resolveCallKeys(route: ProtectedRoute, ctx: KeyContext): CallKeys {
-  const keys: { idempotency?: BusinessKey; singleFlight?: BusinessKey } = {};
-  if (route.idempotent) keys.idempotency = identityKey(route.idempotent, ctx);
+  const keys: {
+    idempotency?: BusinessKey;
+    previousIdentities?: readonly string[];
+    singleFlight?: BusinessKey;
+  } = {};
+  if (route.idempotent) {
+    const idempotent = route.idempotent;
+    const { spec, context } = identitySource(idempotent, ctx);
+    keys.idempotency = build(spec, context, idempotent.missingUserStatus);
+    if (idempotent.previousVersions.length > 0) {
+      keys.previousIdentities = identitiesUnderVersions(spec, context, idempotent.previousVersions);
+    }
+  }
   const singleFlight = route.singleFlight;
   if (singleFlight) {
     keys.singleFlight = build(singleFlight.spec, ctx, singleFlight.missingUserStatus);
@@ -34,21 +50,21 @@ export function resolveCallKeys(route: ProtectedRoute, ctx: KeyContext): CallKey
   return keys;
 }
 
-function identityKey(route: ResolvedIdempotentRoute, ctx: KeyContext): BusinessKey {
-  if (route.idempotencyKey === 'ignored') return build(route.spec, ctx, route.missingUserStatus);
+/** The spec and context the identity is built from: the client key joins the target when sent. */
+function identitySource(
+  route: ResolvedIdempotentRoute,
+  ctx: KeyContext,
+): { spec: KeySpec; context: KeyContext } {
+  if (route.idempotencyKey === 'ignored') return { spec: route.spec, context: ctx };
   const parsed = parseIdempotencyKeyHeader(headerOf(ctx.headers, route.header));
   switch (parsed.kind) {
     case 'malformed':
       throw new IdempotencyKeyMalformedError(route.header, parsed.reason);
     case 'absent':
       if (route.idempotencyKey === 'required') throw new IdempotencyKeyMissingError(route.header);
-      return build(route.spec, ctx, route.missingUserStatus);
+      return { spec: route.spec, context: ctx };
     case 'valid':
-      return build(
-        route.specWithClientKey,
-        withClientKey(ctx, parsed.value),
-        route.missingUserStatus,
-      );
+      return { spec: route.specWithClientKey, context: withClientKey(ctx, parsed.value) };
   }
 }
 

@@ -1,5 +1,6 @@
 import type { KeySpec } from '../key/key.types.js';
 import { validateKeySpec } from '../key/key-spec.compiler.js';
+import { DEFAULT_KEY_VERSION } from '../key/key.constants.js';
 import { ReplayHeaderPolicy } from '../http/replay-header-policy.js';
 import type {
   IdempotencyKeyMode,
@@ -59,6 +60,8 @@ export interface ResolvedIdempotentRoute extends ResolvedCommon {
   readonly retention: number;
   /** How long replays come from the coordinator's result cache before the store. */
   readonly replayCacheTtl: number;
+  /** Versions whose records answer a miss, newest first; empty for most routes. */
+  readonly previousVersions: readonly string[];
 }
 
 /**
@@ -173,6 +176,7 @@ function resolveIdempotent(
     leaseTtl: check.duration('leaseTtl', defaults.leaseTtl, 1),
     retention: check.duration('retention', defaults.retention, 1),
     replayCacheTtl: check.duration('replayCacheTtl', defaults.replayCacheTtl, 0),
+    previousVersions: check.previousVersions(common.spec.version ?? DEFAULT_KEY_VERSION),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { BusinessKey } from '../key/key.types.js';
+import type { BeginOptions } from '../record/idempotency-record-store.port.js';
 import { RecordQuotaExceededError } from '../security/record-quota-exceeded.error.js';
 import { runHandler } from './handler-run.js';
 import {
@@ -42,16 +43,20 @@ export async function runUnderRecord(
   const startedAt = env.clock.now();
   const deadline = startedAt + (route.onBusy === 'wait' ? route.wait : 0);
   const { events } = env;
+  const { previousIdentities } = call.keys;
+  const options: BeginOptions = {
+    leaseTtlMs: route.leaseTtl,
+    retentionMs: route.retention,
+    ...(previousIdentities && { previousIdentities }),
+  };
   for (let attempt = 0; ; attempt++) {
     const askedAt = performance.now();
-    const begun = await store
-      .begin(key.identity, key.digest, { leaseTtlMs: route.leaseTtl, retentionMs: route.retention })
-      .catch((error: unknown) => {
-        // A message or a job refused here has no client to hear of it but the event.
-        const outcome = error instanceof RecordQuotaExceededError ? 'refused' : 'failed';
-        events.emit('idempotency', outcome, route.operation, key.identity, startedAt, error);
-        throw error;
-      });
+    const begun = await store.begin(key.identity, key.digest, options).catch((error: unknown) => {
+      // A message or a job refused here has no client to hear of it but the event.
+      const outcome = error instanceof RecordQuotaExceededError ? 'refused' : 'failed';
+      events.emit('idempotency', outcome, route.operation, key.identity, startedAt, error);
+      throw error;
+    });
     switch (begun.kind) {
       case 'replay':
         return { digest: key.digest, response: begun.response, replayed: true };

@@ -1,6 +1,11 @@
 import { describeOptionValue } from '../errors/describe-option-value.js';
+import { KEY_NAME_PATTERN } from '../key/key-grammar.js';
 import { KEY_SPEC_PROPERTIES } from '../key/key-spec.compiler.js';
+import { MAX_KEY_NAME_LENGTH } from '../key/key.constants.js';
 import { RouteOptionsError } from './route-setup.errors.js';
+
+/** Most versions a route's `previousVersions` may list: each is one more record read per miss. */
+const MAX_PREVIOUS_VERSIONS = 4;
 
 /** Node's largest timer delay; a longer one fires at once. */
 export const MAX_TIMER_MS = 2_147_483_647;
@@ -24,6 +29,7 @@ export const IDEMPOTENT_OPTION_NAMES: ReadonlySet<string> = new Set<string>([
   'leaseTtl',
   'retention',
   'replayCacheTtl',
+  'previousVersions',
 ]);
 /** Every option `@SingleFlight` / `singleFlight()` knows; any other is refused. */
 export const SINGLE_FLIGHT_OPTION_NAMES: ReadonlySet<string> = new Set<string>([
@@ -82,6 +88,51 @@ export class OptionChecker {
       );
     }
     return value as T;
+  }
+
+  /**
+   * Versions a route had before `version`: distinct names a key spec accepts, none of them
+   * `version` itself, at most `MAX_PREVIOUS_VERSIONS`.
+   */
+  previousVersions(version: string): readonly string[] {
+    const value = (this.options as Record<string, unknown>).previousVersions;
+    if (value === undefined) return [];
+    const example = "for example version: 'v2', previousVersions: ['v1']";
+    if (!Array.isArray(value)) {
+      this.fail(
+        'previousVersions',
+        `must be an array of versions (${example}), got ${describeOptionValue(value)}`,
+      );
+    }
+    if (value.length > MAX_PREVIOUS_VERSIONS) {
+      this.fail(
+        'previousVersions',
+        `lists ${value.length} versions, at most ${MAX_PREVIOUS_VERSIONS} are read: each one is one more record read on every miss. Keep the versions whose records may still be retried, and drop those whose retention has passed.`,
+      );
+    }
+    const seen = new Set<string>();
+    for (const entry of value as unknown[]) {
+      if (typeof entry !== 'string' || !KEY_NAME_PATTERN.test(entry)) {
+        this.fail(
+          'previousVersions',
+          `${describeOptionValue(entry)} is not a version: write each one as the key spec's version was written, 1 to ${MAX_KEY_NAME_LENGTH} characters of [A-Za-z0-9._~-] starting with a letter or digit (${example}).`,
+        );
+      }
+      if (entry === version) {
+        this.fail(
+          'previousVersions',
+          `"${entry}" is the route's current version${'version' in this.options ? '' : ' (the default: the route declares none)'}. Declare the bumped version and list only the ones it had before (${example}).`,
+        );
+      }
+      if (seen.has(entry)) {
+        this.fail(
+          'previousVersions',
+          `"${entry}" is listed twice. List each previous version once.`,
+        );
+      }
+      seen.add(entry);
+    }
+    return [...seen];
   }
 
   /** A whole number of milliseconds a timer can wait (Node fires longer ones at once). */

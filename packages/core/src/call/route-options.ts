@@ -53,6 +53,16 @@ export interface IdempotentRouteOptions extends RouteKeySpec, CommonRouteOptions
   /** How long a completed record is kept and replayed. */
   readonly retention?: number;
   /**
+   * Versions this route had before its `version` was bumped, newest first (`['v1']`): a request
+   * finding no record under the current version is answered by its live record under one of
+   * these (the same identity but for the version): replayed when completed with the same
+   * payload, `409` while in flight, `422` for another payload, so a retry that spans the deploy
+   * does not run again. Each one is one more record read on a miss: remove it once the last
+   * record written under it has expired (`maxDuration` + `retention` after the last node running
+   * it stopped). docs/migration.md has the steps and the rolling-deploy caveat.
+   */
+  readonly previousVersions?: readonly string[];
+  /**
    * How long replays are served from the coordinator's result cache before the database. Unused
    * where the record store answers at cache speed (Redis) and the route refuses in-flight
    * duplicates: replays then come from the record itself.

@@ -43,6 +43,29 @@ export class OperationClaimConflictError extends OncelyConfigurationError {
   }
 }
 
+/**
+ * A route lists a version in `previousVersions` that another route of the app still claims.
+ * Raised at start-up.
+ */
+export class PreviousVersionClaimedError extends OncelyConfigurationError {
+  override readonly code = 'previous_version_claimed';
+
+  /**
+   * @param operation the `namespace:operation:version` both name
+   * @param claimingRoute the route claiming it as its current version
+   * @param listingRoute the route listing that version in `previousVersions`
+   */
+  constructor(
+    readonly operation: string,
+    readonly claimingRoute: string,
+    readonly listingRoute: string,
+  ) {
+    super(
+      `${listingRoute} lists the version of "${operation}" in previousVersions, but ${claimingRoute} still claims it: ${listingRoute} would replay what ${claimingRoute} ran, yet ${claimingRoute} never reads ${listingRoute}'s records, so a request first run by ${listingRoute} and retried on ${claimingRoute} would run twice. Move ${claimingRoute} to the new version (or remove it), or drop that version from previousVersions.`,
+    );
+  }
+}
+
 /** A `transactional` route runs on a record store that cannot join the handler's transaction. */
 export class TransactionalStoreRequiredError extends OncelyConfigurationError {
   override readonly code = 'transactional_store_required';

@@ -34,6 +34,25 @@ export function buildKey(spec: KeySpec, ctx: KeyContext): BusinessKey {
 }
 
 /**
+ * The identities `buildKey(spec, ctx)` would give with each of `versions` in place of the spec's
+ * version: how a route with `previousVersions` finds the records its earlier versions wrote for
+ * the same request. Versions are names as a spec writes them (checked where they are declared).
+ */
+export function identitiesUnderVersions(
+  spec: KeySpec,
+  ctx: KeyContext,
+  versions: readonly string[],
+): string[] {
+  const compiled = compileKeySpec(spec);
+  const scope = renderSegment(compiled, compiled.scope, 'scope', ctx);
+  const target = renderSegment(compiled, compiled.target, 'target', ctx);
+  const family = compiled.operation.slice(0, compiled.operation.lastIndexOf(':') + 1);
+  return versions.map((version) =>
+    boundedIdentity(family + version, scope, target, compiled.fingerprintLength),
+  );
+}
+
+/**
  * The exact text `buildKey` hashes into the fingerprint: the context projected onto the spec's
  * input paths, canonicalised. For debugging why two requests differ; it holds raw input, so
  * never log it in production.

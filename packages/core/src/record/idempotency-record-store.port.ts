@@ -11,6 +11,15 @@ export interface IdempotencyRecordStore {
    * Claims `identity` for the caller, or says why not. `digest` is the full SHA-256 hex of the
    * canonical input: a record with the same identity and another digest is a `mismatch` and is
    * left untouched. An in-progress record whose lease expired is taken over with a higher fence.
+   *
+   * With `options.previousIdentities` (the same request's identities under a route's previous
+   * versions), a miss on `identity` consults those records, in order, before `identity` is
+   * claimed: a live one answers as if it were `identity`'s own (`replay` naming it in
+   * `previousIdentity`, `in_progress`, or `mismatch`) and nothing is claimed; an in-progress one
+   * whose lease expired is deleted, so its holder can no longer confirm. A store checks and claims
+   * in one atomic step where it can; otherwise it claims `identity` first and then checks,
+   * releasing its claim when a previous record answers, so that two begins each listing the
+   * other's identity never both acquire.
    */
   begin(identity: string, digest: string, options: BeginOptions): Promise<BeginOutcome>;
 
@@ -58,6 +67,12 @@ export interface BeginOptions {
   readonly leaseTtlMs: number;
   /** How long a completed record is kept (and replayed) after completion. */
   readonly retentionMs: number;
+  /**
+   * Identities whose live records answer for this one when it has none: the same request under a
+   * route's `previousVersions`, newest first. Never claimed, only read (and an abandoned one
+   * deleted). At most a handful; each is one more record to read on a miss.
+   */
+  readonly previousIdentities?: readonly string[];
 }
 
 /** Proof of holding a record; pass it back to `complete`, `release` and `renew`. */
@@ -87,6 +102,8 @@ export type BeginOutcome =
       readonly kind: 'replay';
       /** The response kept by the first request. */
       readonly response: StoredResponse;
+      /** The record replayed, when it is one of `previousIdentities` rather than the identity. */
+      readonly previousIdentity?: string;
     }
   | {
       /** A record with the same identity and another digest; it is left untouched. */

@@ -84,12 +84,18 @@ export class InMemoryIdempotencyRecordStore
     this.sweepIfDue(now);
     const keyHash = recordKeyHash(identity);
     const existing = this.records.get(keyHash);
-    if (existing && existing.expiresAt > now) {
-      if (existing.fingerprint !== digest) return { kind: 'mismatch' };
-      if (existing.response) {
-        return { kind: 'replay', response: decodeStoredResponse(copyOf(existing.response)) };
+    const own = existing && answerOf(existing, digest, now);
+    if (own) return own;
+    for (const previousIdentity of options.previousIdentities ?? []) {
+      const previousHash = recordKeyHash(previousIdentity);
+      const previous = this.records.get(previousHash);
+      if (!previous) continue;
+      const answer = answerOf(previous, digest, now);
+      if (answer) {
+        return answer.kind === 'replay' ? { ...answer, previousIdentity } : answer;
       }
-      return { kind: 'in_progress', retryAfterMs: existing.expiresAt - now };
+      // Abandoned under a previous version: its holder must not confirm after this one runs.
+      if (!previous.response) this.records.delete(previousHash);
     }
     const lease: RecordLease = {
       identity,
@@ -200,6 +206,16 @@ export class InMemoryIdempotencyRecordStore
       if (record.expiresAt <= now) this.records.delete(keyHash);
     }
   }
+}
+
+/** What a live record answers a `begin` with `digest`; `undefined` once it expired. */
+function answerOf(record: MemoryRecord, digest: string, now: number): BeginOutcome | undefined {
+  if (record.expiresAt <= now) return undefined;
+  if (record.fingerprint !== digest) return { kind: 'mismatch' };
+  if (record.response) {
+    return { kind: 'replay', response: decodeStoredResponse(copyOf(record.response)) };
+  }
+  return { kind: 'in_progress', retryAfterMs: record.expiresAt - now };
 }
 
 /** Stored bytes never alias the caller's buffers, in either direction. */

@@ -51,7 +51,9 @@ export class EncryptedIdempotencyRecordStore extends ForwardingIdempotencyRecord
   ): Promise<BeginOutcome> {
     const outcome = await this.store.begin(identity, digest, options);
     if (outcome.kind !== 'replay') return outcome;
-    return { kind: 'replay', response: this.#open(identity, outcome.response) };
+    // Sealed under the identity it was stored for: a previous version's record under its own.
+    const sealedFor = outcome.previousIdentity ?? identity;
+    return { ...outcome, response: this.#open(sealedFor, outcome.response) };
   }
 
   /** Seals the response, bound to the lease's identity, and completes with it. */

@@ -326,6 +326,56 @@ describe.each([
     });
   });
 
+  it("answers a bumped version from the previous version's records: replay, 409 in flight, 422", async () => {
+    const store = new Store();
+    const [v1, v2] = [node(store), node(store)];
+    const before = idempotentRoute();
+    const after = idempotentRoute({ version: 'v2', previousVersions: ['v1'] });
+    const held = gate();
+    let runs = 0;
+    const call = (
+      { executor }: typeof v1,
+      route: ProtectedRoute,
+      key: string,
+      body: object = { sku: 'a' },
+      hold = false,
+    ) =>
+      executor.execute({
+        route,
+        keys: resolveCallKeys(route, request(key, body)),
+        handler: async () => {
+          runs += 1;
+          if (hold) {
+            held.signal();
+            await held.opened;
+          }
+          return json({ run: runs, version: route.idempotent?.operation });
+        },
+      });
+
+    const done = await call(v1, before, 'k-done');
+    const inFlight = call(v1, before, 'k-in-flight', { sku: 'a' }, true);
+    await held.entered;
+
+    const replay = await call(v2, after, 'k-done');
+    expect(replay.replayed).toBe(true);
+    expect(replay.response.body).toEqual(done.response.body);
+    await expect(call(v2, after, 'k-done', { sku: 'b' })).rejects.toBeInstanceOf(
+      IdempotencyMismatchError,
+    );
+    await expect(call(v2, after, 'k-in-flight')).rejects.toBeInstanceOf(IdempotencyConflictError);
+    held.open();
+    const finished = await inFlight;
+    expect((await call(v2, after, 'k-in-flight')).response.body).toEqual(finished.response.body);
+    const fresh = await call(v2, after, 'k-new');
+    expect(fresh.replayed).toBe(false);
+    expect(fresh.response.body).toEqual({
+      kind: 'json',
+      value: { run: 3, version: 'exec:order:v2' },
+    });
+    expect(runs).toBe(3);
+  });
+
   it('refuses a response above maxResponseBytes and keeps nothing', async () => {
     const { executor } = node();
     const route = idempotentRoute({ maxResponseBytes: 16 });

@@ -3,6 +3,7 @@ import {
   IdempotencyKeyMissingError,
   MissingKeyFieldError,
   OperationClaimConflictError,
+  PreviousVersionClaimedError,
   RouteOptionsError,
   UnauthenticatedError,
   type IdempotentRouteOptions,
@@ -50,6 +51,47 @@ describe('defineProtectedRoute', () => {
     expect(() => idempotent(options as never)).toThrow(
       new RegExp(`"${option}" on PayController\\.pay`),
     );
+  });
+
+  it('resolves previousVersions, none by default', () => {
+    expect(idempotent().idempotent?.previousVersions).toEqual([]);
+    expect(
+      idempotent({ version: 'v3', previousVersions: ['v2', 'v1'] }).idempotent?.previousVersions,
+    ).toEqual(['v2', 'v1']);
+  });
+
+  it.each([
+    [{ previousVersions: 'v1', version: 'v2' }, 'must be an array of versions', 'got "v1"'],
+    [{ previousVersions: [7], version: 'v2' }, '7 is not a version', '[A-Za-z0-9._~-]'],
+    [{ previousVersions: [''], version: 'v2' }, '"" is not a version', 'previousVersions'],
+    [{ previousVersions: ['v 1'], version: 'v2' }, '"v 1" is not a version', 'previousVersions'],
+    [
+      { previousVersions: ['v1'] },
+      `"v1" is the route's current version`,
+      'Declare the bumped version',
+    ],
+    [{ previousVersions: ['v1', 'v1'], version: 'v2' }, '"v1" is listed twice', 'once'],
+    [
+      { previousVersions: ['v1', 'v2', 'v3', 'v4', 'v5'], version: 'v6' },
+      'lists 5 versions, at most 4',
+      'retention has passed',
+    ],
+  ])('refuses previousVersions %p, naming the bad value', (options, problem, fix) => {
+    const define = () => idempotent(options as never);
+    expect(define).toThrow(RouteOptionsError);
+    expect(define).toThrow(/Invalid oncely option "previousVersions" on PayController\.pay/);
+    expect(define).toThrow(problem);
+    expect(define).toThrow(fix);
+  });
+
+  it('refuses previousVersions on a SingleFlight route', () => {
+    const singleFlight = () =>
+      defineProtectedRoute(
+        'ReportController.get',
+        { singleFlight: { operation: 'report', previousVersions: ['v1'] } as never },
+        defaults,
+      );
+    expect(singleFlight).toThrow(/"previousVersions" on ReportController\.get: unknown option/);
   });
 
   it('requires a scope whenever a client key joins the identity', () => {
@@ -118,6 +160,43 @@ describe('resolveCallKeys', () => {
     );
   });
 
+  it("gives the identities the route's previous versions built for the same request", () => {
+    const v1 = idempotent();
+    const v3 = idempotent({ version: 'v3', previousVersions: ['v2', 'v1'] });
+    const v2 = idempotent({ version: 'v2' });
+    const headers = { 'idempotency-key': 'k-1' };
+
+    const keys = resolveCallKeys(v3, ctx(headers));
+
+    expect(keys.idempotency?.identity).toBe('shop:pay:v3:t-1:k-1');
+    expect(keys.previousIdentities).toEqual([
+      resolveCallKeys(v2, ctx(headers)).idempotency?.identity,
+      resolveCallKeys(v1, ctx(headers)).idempotency?.identity,
+    ]);
+    expect(resolveCallKeys(v1, ctx(headers)).previousIdentities).toBeUndefined();
+  });
+
+  it('bounds each previous identity as its own version did, when only one of them is hashed', () => {
+    // 7 target values of 64 characters: within the bound under 'v1', past it under a long name.
+    const target = Array.from({ length: 7 }, (_, i) => `body.t${i}`);
+    const body = Object.fromEntries(target.map((path, i) => [path.slice(5), `${i}`.repeat(64)]));
+    const long = 'v2-with-a-much-longer-name';
+    const route = (version: string, previousVersions?: string[]) =>
+      idempotent({ version, previousVersions, target, idempotencyKey: 'ignored' });
+    const request = { body, headers: {}, user: { tenantId: 't-1' } };
+    const identityOf = (version: string) =>
+      resolveCallKeys(route(version), request).idempotency?.identity ?? '';
+
+    expect(identityOf('v1')).toContain('000000');
+    expect(identityOf(long)).toMatch(/:%_[0-9a-f]{32}$/);
+    expect(resolveCallKeys(route(long, ['v1']), request).previousIdentities).toEqual([
+      identityOf('v1'),
+    ]);
+    expect(resolveCallKeys(route('v1', [long]), request).previousIdentities).toEqual([
+      identityOf(long),
+    ]);
+  });
+
   it('answers a missing principal with 400 by default, 401 where the route says so', () => {
     const headers = { 'idempotency-key': 'k' };
     expect(() => resolveCallKeys(idempotent(), ctx(headers, null))).toThrow(MissingKeyFieldError);
@@ -158,6 +237,36 @@ describe('OperationRegistry', () => {
     expect(() => unmarkedFirst.register(route('B.refund', { shared: true }))).toThrow(
       OperationClaimConflictError,
     );
+  });
+
+  it("lists a route's previous versions in its claim", () => {
+    const registry = new OperationRegistry();
+    registry.register(route('A.refund', { version: 'v3', previousVersions: ['v2', 'v1'] }));
+    expect(registry.list()).toEqual([
+      expect.objectContaining({
+        mechanism: 'idempotency',
+        operation: 'shop:refund:v3',
+        route: 'A.refund',
+        previousVersions: ['shop:refund:v2', 'shop:refund:v1'],
+      }),
+    ]);
+  });
+
+  it("refuses a previous version that is another route's current one, in either order", () => {
+    const listedFirst = new OperationRegistry();
+    listedFirst.register(route('New.refund', { version: 'v2', previousVersions: ['v1'] }));
+    expect(() => listedFirst.register(route('Old.refund'))).toThrow(PreviousVersionClaimedError);
+    expect(() => listedFirst.register(route('Old.refund'))).toThrow(
+      /^New\.refund lists the version of "shop:refund:v1" in previousVersions, but Old\.refund still claims it: .*run twice\. Move Old\.refund to the new version/,
+    );
+    const claimedFirst = new OperationRegistry();
+    claimedFirst.register(route('Old.refund'));
+    expect(() =>
+      claimedFirst.register(route('New.refund', { version: 'v2', previousVersions: ['v1'] })),
+    ).toThrow(
+      /^New\.refund lists the version of "shop:refund:v1" .* but Old\.refund still claims it/,
+    );
+    expect(claimedFirst.list().map((claim) => claim.route)).toEqual(['Old.refund']);
   });
 
   it('accepts different shapes when both are shared, or for another version', () => {

@@ -105,6 +105,44 @@ class NeverExpiringStore extends DelegatingStore {
   }
 }
 
+/** Never looks at the records of previous versions. */
+class PreviousBlindStore extends DelegatingStore {
+  override begin(identity: string, digest: string, options: BeginOptions) {
+    return this.inner.begin(identity, digest, { ...options, previousIdentities: [] });
+  }
+}
+
+/** Claims the identity first, checks the previous ones, and forgets to give its claim back. */
+class ClaimKeepingStore extends DelegatingStore {
+  override async begin(identity: string, digest: string, options: BeginOptions) {
+    const claim = await this.inner.begin(identity, digest, { ...options, previousIdentities: [] });
+    if (claim.kind !== 'acquired') return claim;
+    for (const previous of options.previousIdentities ?? []) {
+      const answer = await this.inner.begin(previous, digest, options);
+      if (answer.kind === 'acquired') await this.inner.release(answer.lease);
+      else return answer;
+    }
+    return claim;
+  }
+}
+
+/** Checks the previous records first and claims afterwards, in two steps. */
+class CheckThenClaimStore extends DelegatingStore {
+  override async begin(identity: string, digest: string, options: BeginOptions) {
+    for (const previous of options.previousIdentities ?? []) {
+      const answer = await this.inner.begin(previous, digest, timingOf(options));
+      if (answer.kind !== 'acquired') return answer;
+      await this.inner.release(answer.lease);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    return this.inner.begin(identity, digest, timingOf(options));
+  }
+}
+
+function timingOf({ leaseTtlMs, retentionMs }: BeginOptions): BeginOptions {
+  return { leaseTtlMs, retentionMs };
+}
+
 /** Purges everything at once, ignoring the batch size. */
 class UnbatchedPurgeStore extends DelegatingStore {
   override purgeExpired() {
@@ -154,6 +192,21 @@ describe('idempotencyRecordStoreContract', () => {
       'that never expires completed records',
       (inner) => new NeverExpiringStore(inner),
       'an expired completed record is treated as absent',
+    ],
+    [
+      'blind to previous versions',
+      (inner) => new PreviousBlindStore(inner),
+      'a miss replays the completed record of a previous identity, naming it, and claims nothing',
+    ],
+    [
+      'that keeps its claim when a previous version answers',
+      (inner) => new ClaimKeepingStore(inner),
+      'a miss answers in_progress while the previous record is in flight, then replays it',
+    ],
+    [
+      'that checks previous versions and claims in two steps',
+      (inner) => new CheckThenClaimStore(inner),
+      'of concurrent begins on two identities each listing the other, at most one acquires',
     ],
     [
       'that ignores the purge batch size',

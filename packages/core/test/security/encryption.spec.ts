@@ -108,6 +108,24 @@ describe('EncryptedIdempotencyRecordStore', () => {
     );
   });
 
+  it("opens a previous version's record replayed for the current one under its own identity", async () => {
+    const store = new EncryptedIdempotencyRecordStore(new InMemoryIdempotencyRecordStore(), {
+      keys: [key('k1')],
+    });
+    await completeOne(store, 'shop:pay:v1:t-1:k');
+
+    const outcome = await store.begin('shop:pay:v2:t-1:k', 'd'.repeat(64), {
+      ...options,
+      previousIdentities: ['shop:pay:v1:t-1:k'],
+    });
+
+    expect(outcome).toEqual({
+      kind: 'replay',
+      response,
+      previousIdentity: 'shop:pay:v1:t-1:k',
+    });
+  });
+
   it('refuses a record written around the encryption unless told to accept it', async () => {
     const inner = new InMemoryIdempotencyRecordStore();
     await completeOne(inner, 'ns:op:v1:t-1:a');

@@ -6,14 +6,13 @@ export type BeginReply = [Buffer, ...(Buffer | number)[]];
 
 /** The record scripts the store runs, bound to one client. */
 export interface RecordScripts {
-  begin(
-    recordKey: string,
-    identity: string,
-    digest: string,
-    ownerToken: string,
-    leaseTtlMs: number,
-    retentionMs: number,
-  ): Promise<BeginReply>;
+  /**
+   * `numberOfKeys` record keys follow: the record to claim, then the same request's records
+   * under previous versions; then identity, digest, owner token, lease TTL and retention.
+   */
+  begin(numberOfKeys: number, ...keysThenArguments: (string | number)[]): Promise<BeginReply>;
+  /** What a previous version's record answers, or `absent`. */
+  previous(recordKey: string, digest: string): Promise<BeginReply>;
   complete(
     recordKey: string,
     ownerToken: string,
@@ -30,7 +29,8 @@ export interface RecordScripts {
 /** Defines the scripts on a client (once per client) and returns them bound to it. */
 export const defineRecordScripts = luaScriptSet<RecordScripts>({
   // Buffer replies, so a replayed binary body arrives untouched.
-  begin: { file: 'record-begin-1.lua', replies: 'buffers' },
+  begin: { file: 'record-begin-n.lua', replies: 'buffers' },
+  previous: { file: 'record-previous-1.lua', replies: 'buffers' },
   complete: 'record-complete-1.lua',
   release: 'record-release-1.lua',
   renew: 'record-renew-1.lua',

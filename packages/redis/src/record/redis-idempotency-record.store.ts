@@ -25,7 +25,11 @@ import type { RedisIdempotencyRecordStoreOptions } from './redis-idempotency-rec
  * has expired `begin` treats it as absent (taken over with the next fence, whatever the digest),
  * yet its owner may still complete, renew or release it until then. A completed record's key
  * lives for the retention. Leases and TTLs use the Redis server's clock only; fences grow per
- * identity even across deletions (see `record-begin-1.lua`).
+ * identity even across deletions (see `record-begin-n.lua`).
+ *
+ * With `previousIdentities`, standalone Redis (Sentinel included) reads the previous versions'
+ * records and claims in one script; a Cluster, where they live in other slots, claims first and
+ * reads them after (see `begin`).
  *
  * Durability is whatever the Redis deployment gives (AOF `everysec` can lose the last second on a
  * crash; an asynchronous replica can lose acknowledged writes on failover); for the last line of
@@ -57,39 +61,64 @@ export class RedisIdempotencyRecordStore implements IdempotencyRecordStore {
     const retentionMs = wholeMs('retentionMs', options.retentionMs);
     const keyHash = recordKeyHash(identity);
     const ownerToken = randomUUID();
+    const previous = (options.previousIdentities ?? []).map((previousIdentity) => ({
+      identity: previousIdentity,
+      key: this.recordKey(recordKeyHash(previousIdentity)),
+    }));
+    // On a Cluster the previous records live in other slots than this one: no script may touch
+    // them together, so they are read after the claim (`claimedThenChecked`).
+    const atOnce = this.client.isCluster ? [] : previous;
+    const keys = [this.recordKey(keyHash), ...atOnce.map(({ key }) => key)];
     // Taken before the call: the lease began no earlier, so whatever the offset between this
     // clock and Redis', the holder's `leaseExpiresAt` is never later than the real expiry.
     const sentAt = Date.now();
     const reply = await this.scripts.begin(
-      this.recordKey(keyHash),
+      keys.length,
+      ...keys,
       identity,
       digest,
       ownerToken,
       leaseTtlMs,
       retentionMs,
     );
-    const kind = reply[0].toString('latin1');
-    switch (kind) {
-      case 'acquired':
-        return {
-          kind,
-          lease: {
-            identity,
-            keyHash,
-            ownerToken,
-            fence: reply[1] as number,
-            leaseExpiresAt: new Date(sentAt + leaseTtlMs),
-          },
-        };
-      case 'replay':
-        return { kind, response: decodeReplay(reply) };
-      case 'mismatch':
-        return { kind };
-      case 'in_progress':
-        return { kind, retryAfterMs: reply[1] as number };
-      default:
-        throw new Error(`Unexpected reply "${kind}" from the record begin script.`);
+    if (reply[0].toString('latin1') !== 'acquired') {
+      const keyIndex = (reply[5] as number | undefined) ?? 1;
+      return outcomeOf(reply, atOnce[keyIndex - 2]?.identity);
     }
+    const lease: RecordLease = {
+      identity,
+      keyHash,
+      ownerToken,
+      fence: reply[1] as number,
+      leaseExpiresAt: new Date(sentAt + leaseTtlMs),
+    };
+    if (atOnce.length === previous.length) return { kind: 'acquired', lease };
+    return this.claimedThenChecked(lease, digest, previous);
+  }
+
+  /**
+   * The Cluster's order: the record is claimed first, then each previous record is read, and the
+   * claim is given back when one of them answers. A begin listing this identity as previous,
+   * doing the same, either sees this claim or was seen by it, so the two never both run; at worst
+   * both stand back and answer 409 until one is retried.
+   */
+  private async claimedThenChecked(
+    lease: RecordLease,
+    digest: string,
+    previous: readonly { identity: string; key: string }[],
+  ): Promise<BeginOutcome> {
+    try {
+      for (const record of previous) {
+        const reply = await this.scripts.previous(record.key, digest);
+        if (reply[0].toString('latin1') === 'absent') continue;
+        await this.release(lease);
+        return outcomeOf(reply, record.identity);
+      }
+    } catch (error) {
+      await this.release(lease).catch(() => undefined);
+      throw error;
+    }
+    return { kind: 'acquired', lease };
   }
 
   async complete(lease: RecordLease, response: StoredResponse): Promise<void> {
@@ -153,6 +182,25 @@ const noBytes = Buffer.alloc(0);
 
 function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+/** A begin reply other than `acquired` as an outcome; a replay names a previous record's identity. */
+function outcomeOf(reply: BeginReply, previousIdentity: string | undefined): BeginOutcome {
+  const kind = reply[0].toString('latin1');
+  switch (kind) {
+    case 'replay': {
+      const response = decodeReplay(reply);
+      return previousIdentity === undefined
+        ? { kind, response }
+        : { kind, response, previousIdentity };
+    }
+    case 'mismatch':
+      return { kind };
+    case 'in_progress':
+      return { kind, retryAfterMs: reply[1] as number };
+    default:
+      throw new Error(`Unexpected reply "${kind}" from the record begin script.`);
+  }
 }
 
 function decodeReplay(reply: BeginReply): StoredResponse {

@@ -1,6 +1,7 @@
 /**
  * The one place that turns the package's Lua scripts into ioredis commands. Each script is a file
- * `lua/<name>-<numKeys>.lua`, read once at module load; a line `--#include <fragment>` in it
+ * `lua/<name>-<numKeys>.lua`, or `lua/<name>-n.lua` for one whose callers pass its number of keys
+ * first, read once at module load; a line `--#include <fragment>` in it
  * stands for `lua/shared/<fragment>.lua`, the pieces several scripts share (Redis' clock, the
  * lease checks).
  *
@@ -25,7 +26,8 @@ export type LuaScriptFile = string | { readonly file: string; readonly replies: 
 interface LuaScript {
   readonly name: string;
   readonly lua: string;
-  readonly numberOfKeys: number;
+  /** `undefined`: the number of keys is the first argument of every call. */
+  readonly numberOfKeys: number | undefined;
   readonly replies: 'strings' | 'buffers';
 }
 
@@ -35,7 +37,7 @@ type ScriptCommand = (...keysAndArgs: (string | number | Buffer)[]) => Promise<u
  * Reads the scripts of one concern now and returns what binds them to a client: each call of the
  * binder defines the scripts on that client with `defineCommand` unless they already are (a
  * client shared by several stores or coordinators defines each once) and returns them as methods,
- * keys first, then arguments. ioredis runs them by EVALSHA and falls back to EVAL after a
+ * keys first (after their number, for a `-n` script), then arguments. ioredis runs them by EVALSHA and falls back to EVAL after a
  * SCRIPT FLUSH or a failover.
  */
 export function luaScriptSet<Scripts>(files: {
@@ -52,9 +54,11 @@ export function luaScriptSet<Scripts>(files: {
 
 function loadLuaScript(source: LuaScriptFile): LuaScript {
   const file = typeof source === 'string' ? source : source.file;
-  const numberOfKeys = /-(\d+)\.lua$/.exec(file)?.[1];
+  const numberOfKeys = /-(\d+|n)\.lua$/.exec(file)?.[1];
   if (numberOfKeys === undefined) {
-    throw new Error(`Lua script file "${file}" must be named <name>-<numKeys>.lua.`);
+    throw new Error(
+      `Lua script file "${file}" must be named <name>-<numKeys>.lua, or <name>-n.lua when each call passes its number of keys first.`,
+    );
   }
   const lua = readLua(file).replace(includeLine, (_line, fragment: string) =>
     readLua(`shared/${fragment}.lua`),
@@ -63,9 +67,9 @@ function loadLuaScript(source: LuaScriptFile): LuaScript {
   // running each other's script.
   const digest = createHash('sha1').update(lua).digest('hex').slice(0, 10);
   return {
-    name: `oncely_${file.replace(/-\d+\.lua$/, '').replace(/-/g, '_')}_${digest}`,
+    name: `oncely_${file.replace(/-(\d+|n)\.lua$/, '').replace(/-/g, '_')}_${digest}`,
     lua,
-    numberOfKeys: Number(numberOfKeys),
+    numberOfKeys: numberOfKeys === 'n' ? undefined : Number(numberOfKeys),
     replies: typeof source === 'string' ? 'strings' : source.replies,
   };
 }
@@ -77,7 +81,10 @@ function readLua(path: string): string {
 function bindLuaScript(client: Redis | Cluster, script: LuaScript): ScriptCommand {
   const commands = client as unknown as Record<string, ScriptCommand | undefined>;
   if (typeof commands[script.name] !== 'function') {
-    client.defineCommand(script.name, { lua: script.lua, numberOfKeys: script.numberOfKeys });
+    client.defineCommand(script.name, {
+      lua: script.lua,
+      ...(script.numberOfKeys !== undefined && { numberOfKeys: script.numberOfKeys }),
+    });
   }
   const command = commands[script.replies === 'buffers' ? `${script.name}Buffer` : script.name]!;
   return (...keysAndArgs) => command.apply(client, keysAndArgs);

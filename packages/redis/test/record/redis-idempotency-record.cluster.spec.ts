@@ -1,5 +1,7 @@
 import { Cluster } from 'ioredis';
 import type { BeginOutcome, StoredResponse } from '@oncely/core';
+import { recordKeyHash } from '@oncely/core/adapter';
+import { idempotencyRecordStoreContract } from '@oncely/core/testing';
 import { RedisIdempotencyRecordStore } from '@oncely/redis';
 import { startRedisCluster, stopAllRedisServers, type RedisCluster } from '@oncely/testing-kit';
 
@@ -60,6 +62,50 @@ describe('RedisIdempotencyRecordStore on a Redis Cluster', () => {
     expect(second.kind === 'acquired' && second.lease.fence).toBeGreaterThan(first.lease.fence);
   });
 
+  it("answers a miss from a previous version's record in another slot, and gives its claim back", async () => {
+    const [v1, v2] = ['shop:refund:v1:tenant-z:r-1', 'shop:refund:v2:tenant-z:r-1'];
+    const slotOf = (identity: string) =>
+      client.cluster('KEYSLOT', store.recordKey(recordKeyHash(identity)));
+    expect(await slotOf(v1)).not.toBe(await slotOf(v2));
+    const held = await store.begin(v1, 'digest-a', options);
+    if (held.kind !== 'acquired') throw new Error(`expected acquired, got ${held.kind}`);
+    const v2Options = { ...options, previousIdentities: [v1] };
+
+    expect((await store.begin(v2, 'digest-a', v2Options)).kind).toBe('in_progress');
+    expect(await store.begin(v2, 'digest-b', v2Options)).toEqual({ kind: 'mismatch' });
+    await store.complete(held.lease, response);
+    expect(await store.begin(v2, 'digest-a', v2Options)).toEqual({
+      kind: 'replay',
+      response,
+      previousIdentity: v1,
+    });
+    expect(await client.exists(store.recordKey(recordKeyHash(v2)))).toBe(0);
+  });
+
+  it('lets at most one of 40 concurrent begins on two versions, each listing the other, acquire', async () => {
+    const [v1, v2] = ['shop:refund:v1:tenant-z:r-race', 'shop:refund:v2:tenant-z:r-race'];
+    const clients = Array.from({ length: 8 }, () => new Cluster([...cluster.nodes]));
+    try {
+      const stores = clients.map((own) => new RedisIdempotencyRecordStore(own));
+      await Promise.all(clients.map((own) => own.ping()));
+      const outcomes = await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          stores[i % stores.length]!.begin(i % 2 ? v1 : v2, 'digest-a', {
+            ...options,
+            previousIdentities: [i % 2 ? v2 : v1],
+          }),
+        ),
+      );
+      const winners = outcomes.filter(({ kind }) => kind === 'acquired').length;
+      expect(winners).toBeLessThanOrEqual(1);
+      expect(outcomes.filter(({ kind }) => kind === 'in_progress')).toHaveLength(40 - winners);
+      const next = await store.begin(v2, 'digest-a', { ...options, previousIdentities: [v1] });
+      expect(next.kind).toBe(winners === 1 ? 'in_progress' : 'acquired');
+    } finally {
+      await Promise.all(clients.map((own) => own.quit()));
+    }
+  });
+
   it('creates, uses and closes its own cluster client from cluster nodes', async () => {
     const own = new RedisIdempotencyRecordStore({ clusterNodes: [...cluster.nodes] });
     const identity = 'shop:refund:v1:tenant-y:r-own-client';
@@ -70,4 +116,31 @@ describe('RedisIdempotencyRecordStore on a Redis Cluster', () => {
 
     expect(await store.begin(identity, 'digest-a', options)).toEqual({ kind: 'replay', response });
   });
+});
+
+describe('RedisIdempotencyRecordStore on a Redis Cluster meets the IdempotencyRecordStore contract', () => {
+  let cluster: RedisCluster;
+  let client: Cluster;
+
+  beforeAll(async () => {
+    cluster = await startRedisCluster(3);
+    client = new Cluster([...cluster.nodes]);
+  });
+
+  afterAll(async () => {
+    await client?.quit();
+    await cluster?.stop();
+  });
+
+  // The cluster is this suite's own and identities are random per case: nothing to clean up.
+  const cases = idempotencyRecordStoreContract(
+    async () => ({
+      store: new RedisIdempotencyRecordStore(client),
+      advance: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+      cleanup: async () => undefined,
+    }),
+    { expiresNatively: true, concurrency: 20 },
+  );
+
+  for (const c of cases) it(c.name, c.run);
 });

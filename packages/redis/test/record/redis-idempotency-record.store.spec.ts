@@ -7,6 +7,7 @@ import {
   type RecordLease,
   type StoredResponse,
 } from '@oncely/core';
+import { recordKeyHash } from '@oncely/core/adapter';
 import { InvalidRedisOptionError, RedisIdempotencyRecordStore } from '@oncely/redis';
 import { requireService, services } from '@oncely/testing-kit';
 import {
@@ -92,6 +93,52 @@ describe('RedisIdempotencyRecordStore', () => {
 
       const later = await Promise.all(stores.map((s) => s.begin(identity, 'digest-a', longLease)));
       expect(later).toEqual(stores.map(() => ({ kind: 'replay', response: created })));
+    } finally {
+      await close();
+    }
+  });
+
+  it("reads the previous versions' records and claims in one script on standalone Redis", async () => {
+    const identity = nextIdentity();
+    const [v1, v0] = [`${identity}-v1`, `${identity}-v0`];
+    await store.complete(acquired(await store.begin(v0, 'digest-a', longLease)), created);
+    const client = connect();
+    try {
+      const own = new RedisIdempotencyRecordStore(client, { keyPrefix: prefix });
+      await client.ping();
+      const sent = jest.spyOn(client, 'sendCommand');
+      const options = { ...longLease, previousIdentities: [v1, v0] };
+
+      const outcome = await own.begin(identity, 'digest-a', options);
+
+      expect(outcome).toEqual({ kind: 'replay', response: created, previousIdentity: v0 });
+      // One command: EVALSHA, or EVAL on a connection that has not run the script yet.
+      expect(sent.mock.calls).toHaveLength(1);
+      expect(sent.mock.calls[0]?.[0].name).toMatch(/^eval(sha)?$/);
+      expect(sent.mock.calls[0]?.[0].args.slice(1, 5)).toEqual([
+        '3',
+        ...[identity, v1, v0].map((id) => own.recordKey(recordKeyHash(id))),
+      ]);
+    } finally {
+      await client.quit();
+    }
+  });
+
+  it('40 concurrent begins from 40 connections on two versions, each listing the other: exactly one acquires', async () => {
+    const { stores, close } = await storesOnSeparateConnections(40);
+    try {
+      const v1 = nextIdentity();
+      const v2 = `${v1}-v2`;
+      const outcomes = await Promise.all(
+        stores.map((s, i) =>
+          s.begin(i % 2 ? v1 : v2, 'digest-a', {
+            ...longLease,
+            previousIdentities: [i % 2 ? v2 : v1],
+          }),
+        ),
+      );
+
+      expect(kinds(outcomes)).toEqual({ acquired: 1, in_progress: 39 });
     } finally {
       await close();
     }
@@ -344,7 +391,7 @@ describe('RedisIdempotencyRecordStore', () => {
       const defineCommand = jest.spyOn(client, 'defineCommand');
       new RedisIdempotencyRecordStore(client, { keyPrefix: prefix });
       new RedisIdempotencyRecordStore(client, { keyPrefix: prefix });
-      expect(defineCommand).toHaveBeenCalledTimes(4);
+      expect(defineCommand).toHaveBeenCalledTimes(5);
     } finally {
       await client.quit();
     }

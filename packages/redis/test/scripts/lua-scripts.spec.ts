@@ -39,7 +39,7 @@ describe('luaScriptSet', () => {
 
   it('refuses a script file whose name does not give its number of keys', () => {
     expect(() => luaScriptSet<ReleaseScript>({ release: 'record-release.lua' })).toThrow(
-      'Lua script file "record-release.lua" must be named <name>-<numKeys>.lua.',
+      'Lua script file "record-release.lua" must be named <name>-<numKeys>.lua, or <name>-n.lua when each call passes its number of keys first.',
     );
   });
 });

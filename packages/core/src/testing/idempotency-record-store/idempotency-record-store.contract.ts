@@ -5,6 +5,7 @@ import type {
   RecordCaseSettings,
 } from './idempotency-record-store.harness.js';
 import { leaseCases } from './lease.cases.js';
+import { previousVersionCases } from './previous-version.cases.js';
 import { retentionCases } from './retention.cases.js';
 import { roundTripCases } from './round-trip.cases.js';
 
@@ -31,5 +32,6 @@ export function idempotencyRecordStoreContract(
     ...leaseCases(settings),
     ...retentionCases(settings),
     ...roundTripCases(settings),
+    ...previousVersionCases(settings),
   });
 }

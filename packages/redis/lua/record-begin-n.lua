@@ -1,5 +1,9 @@
--- Claims an idempotency record, or says why not, in one atomic step.
+-- Claims an idempotency record, or says why not, in one atomic step; on a miss, the records of
+-- the same request under previous versions answer first.
 -- KEYS[1]  record hash            <prefix>{<keyHash>}:record
+-- KEYS[2…] previous records       the same request's records under previous versions, newest
+--                                 first (standalone Redis only: on a Cluster they live in other
+--                                 slots, and the store reads them with record-previous-1.lua)
 -- ARGV[1]  identity               kept for operators reading the record
 -- ARGV[2]  digest                 SHA-256 hex of the canonical input
 -- ARGV[3]  owner token            random per call
@@ -7,14 +11,16 @@
 -- ARGV[5]  retention (ms)         positive integer, kept for complete and renew
 -- Returns one of
 --   { 'acquired', fence }
---   { 'replay', responseStatus, responseHeaders, bodyKind, body }
+--   { 'replay', responseStatus, responseHeaders, bodyKind, body, keyIndex }
 --   { 'mismatch' }
 --   { 'in_progress', leaseRemainingMs }
+-- where keyIndex is the KEYS index of the record replayed (1: the record itself).
 --
 -- A record whose lease expired before it was completed counts as absent (any digest takes it
 -- over with the next fence), but the key outlives the lease by the retention, so its owner can
 -- still complete, renew or release it until somebody does take over: the fence, not the clock,
--- decides who may confirm.
+-- decides who may confirm. A previous version's record abandoned that way is deleted instead,
+-- so that its owner cannot confirm once this claim runs the work.
 --
 -- Time is Redis' own clock (TIME), the clock PEXPIRE uses, so a lease and its key's TTL never
 -- disagree and no client clock is ever compared with another.
@@ -26,14 +32,36 @@
 -- keep alive.
 
 --#include redis-clock
+--#include record-answer
 
 local time, nowMs = redisTime()
 local leaseTtl = tonumber(ARGV[4])
 local retention = tonumber(ARGV[5])
 
-local record = redis.call('HMGET', KEYS[1], 'digest', 'status', 'leaseExpiresAt')
+-- A replay says which record it comes from.
+local function answerFrom(index, answer)
+  if answer[1] == 'replay' then
+    answer[6] = index
+  end
+  return answer
+end
 
-if not record[1] then
+local answer, abandoned = liveAnswer(KEYS[1], ARGV[2], nowMs)
+if answer then
+  return answerFrom(1, answer)
+end
+
+for i = 2, #KEYS do
+  local previous, previousAbandoned = liveAnswer(KEYS[i], ARGV[2], nowMs)
+  if previous then
+    return answerFrom(i, previous)
+  end
+  if previousAbandoned then
+    redis.call('DEL', KEYS[i])
+  end
+end
+
+if not abandoned then
   local fence = microseconds(time)
   redis.call('HSET', KEYS[1],
     'identity', ARGV[1], 'digest', ARGV[2], 'status', 'in_progress', 'owner', ARGV[3],
@@ -41,22 +69,6 @@ if not record[1] then
     'createdAt', integer(nowMs))
   redis.call('PEXPIRE', KEYS[1], integer(leaseTtl + retention))
   return { 'acquired', tonumber(fence) }
-end
-
-if record[2] == 'completed' then
-  if record[1] ~= ARGV[2] then
-    return { 'mismatch' }
-  end
-  local response = redis.call('HMGET', KEYS[1], 'responseStatus', 'responseHeaders', 'bodyKind', 'body')
-  return { 'replay', response[1], response[2], response[3], response[4] }
-end
-
-local remaining = tonumber(record[3]) - nowMs
-if remaining > 0 then
-  if record[1] ~= ARGV[2] then
-    return { 'mismatch' }
-  end
-  return { 'in_progress', remaining }
 end
 
 local fence = redis.call('HINCRBY', KEYS[1], 'fence', 1)

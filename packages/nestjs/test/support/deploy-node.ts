@@ -1,0 +1,158 @@
+import {
+  Body,
+  Controller,
+  Headers,
+  Module,
+  Post,
+  UseGuards,
+  type DynamicModule,
+  type Type,
+} from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { IdempotencyManager, IdempotentKey, OncelyModule } from '@oncely/nestjs';
+import { RedisFlightCoordinator, RedisIdempotencyRecordStore } from '@oncely/redis';
+import { nextParentMessage, reportToParent, services } from '@oncely/testing-kit';
+import { TypeOrmIdempotencyRecordStore, withIdempotencyRecords } from '@oncely/typeorm';
+import { IsString } from 'class-validator';
+import { DataSource, type EntityManager } from 'typeorm';
+import { HeaderAuthGuard } from '../fixtures/orders.controller.js';
+
+/**
+ * One release of a payments service, in its own process: the parent boots one built with `v1`,
+ * kills it, and boots the next one with `v2` and `previousVersions: ['v1']` on the same Redis and
+ * PostgreSQL. Every execution writes a row to the payments table: the business truth the parent
+ * counts.
+ */
+export interface DeployNodeConfig {
+  readonly namespace: string;
+  readonly keyPrefix: string;
+  /** PostgreSQL schema holding the payments table (and the records table). */
+  readonly schema: string;
+  /** Where the idempotency records live. */
+  readonly store: 'redis' | 'postgres';
+  readonly version: string;
+  readonly previousVersions?: readonly string[];
+  readonly leaseTtl: number;
+}
+
+/** What the parent sends: open a held request's gate, or stop. */
+interface ParentMessage {
+  readonly release?: string;
+  readonly stop?: true;
+}
+
+const config = JSON.parse(process.argv[2] ?? '{}') as DeployNodeConfig;
+const payments = `"${config.schema}"."payments"`;
+
+const dataSource = new DataSource(
+  withIdempotencyRecords({
+    type: 'postgres',
+    ...services.postgres,
+    schema: config.schema,
+    poolSize: 10,
+  }),
+);
+await dataSource.initialize();
+
+class CapturePaymentDto {
+  @IsString() orderId!: string;
+  @IsString() amount!: string;
+}
+
+/** Requests sent with `x-hold: <name>` wait here, entered and reported, until released. */
+const gates = new Map<string, () => void>();
+
+async function holdIfAsked(hold: string | undefined): Promise<void> {
+  if (!hold) return;
+  const released = new Promise<void>((resolve) => gates.set(hold, resolve));
+  reportToParent({ entered: hold });
+  await released;
+}
+
+/** Writes the business row: one per execution of the handler. */
+async function capture(
+  manager: EntityManager,
+  key: string,
+  dto: CapturePaymentDto,
+): Promise<{ paymentId: number; version: string; amount: string }> {
+  const [row] = await manager.query<{ id: number }[]>(
+    `INSERT INTO ${payments} (idempotency_key, order_id, amount, version) VALUES ($1, $2, $3, $4) RETURNING id`,
+    [key, dto.orderId, dto.amount, config.version],
+  );
+  return { paymentId: row!.id, version: config.version, amount: dto.amount };
+}
+
+const route = {
+  operation: 'payment-capture',
+  scope: 'user.tenantId',
+  version: config.version,
+  ...(config.previousVersions && { previousVersions: config.previousVersions }),
+} as const;
+
+/** On PostgreSQL the row and the record commit together; on Redis the row is written alone. */
+function paymentsController(): Type {
+  if (config.store === 'postgres') {
+    @Controller('payments')
+    @UseGuards(HeaderAuthGuard)
+    class TransactionalPaymentsController {
+      @Post()
+      @IdempotentKey({ ...route, transactional: true })
+      async capture(
+        @Body() dto: CapturePaymentDto,
+        @Headers('idempotency-key') key: string,
+        @Headers('x-hold') hold: string | undefined,
+        @IdempotencyManager() manager: EntityManager,
+      ) {
+        await holdIfAsked(hold);
+        return capture(manager, key, dto);
+      }
+    }
+    return TransactionalPaymentsController;
+  }
+  @Controller('payments')
+  @UseGuards(HeaderAuthGuard)
+  class PaymentsController {
+    @Post()
+    @IdempotentKey(route)
+    async capture(
+      @Body() dto: CapturePaymentDto,
+      @Headers('idempotency-key') key: string,
+      @Headers('x-hold') hold: string | undefined,
+    ) {
+      await holdIfAsked(hold);
+      return capture(dataSource.manager, key, dto);
+    }
+  }
+  return PaymentsController;
+}
+
+function oncely(): DynamicModule {
+  const redis = { host: services.redis.host, port: services.redis.port };
+  return OncelyModule.forRoot({
+    namespace: config.namespace,
+    coordinator: new RedisFlightCoordinator(redis, { keyPrefix: config.keyPrefix }),
+    store:
+      config.store === 'postgres'
+        ? new TypeOrmIdempotencyRecordStore(dataSource)
+        : new RedisIdempotencyRecordStore(redis, { keyPrefix: config.keyPrefix }),
+    defaults: { leaseTtl: config.leaseTtl },
+  });
+}
+
+@Module({ imports: [oncely()], controllers: [paymentsController()] })
+class PaymentsModule {}
+
+const app = await NestFactory.create(PaymentsModule, { logger: false });
+await app.listen(0, '127.0.0.1');
+const address = app.getHttpServer().address() as { port: number };
+reportToParent({ ready: config.version, port: address.port });
+
+for (;;) {
+  const message = await nextParentMessage<ParentMessage>();
+  if (message.stop) break;
+  if (message.release !== undefined) gates.get(message.release)?.();
+}
+for (const release of gates.values()) release();
+await app.close();
+await dataSource.destroy();
+process.stdin.destroy();
