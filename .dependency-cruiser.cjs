@@ -8,6 +8,7 @@ const CORE_LAYERS = [
   ['security'],
   ['http'],
   ['call'],
+  ['registry'],
   ['engine'],
   ['metrics'],
   ['testing'],
