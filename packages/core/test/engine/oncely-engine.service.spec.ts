@@ -62,7 +62,7 @@ describe('the service option', () => {
     expect(message).toContain(`got ${shown}.`);
   });
 
-  it("defaults to the name of the nearest package.json above the working directory", async () => {
+  it('defaults to the name of the nearest package.json above the working directory', async () => {
     await writeFile(join(dir, 'package.json'), JSON.stringify({ name: '@acme/orders' }));
     // A nameless package.json (a build's {"type": "commonjs"}) is passed over.
     await mkdir(join(dir, 'dist', 'cjs'), { recursive: true });
@@ -80,7 +80,7 @@ describe('the service option', () => {
     expect(serviceNameOf('OncelyModule', undefined, 'shop', dir)).toBe('shop');
   });
 
-  it("defaults, in an engine, to the package name of the directory the process runs in", () => {
+  it('defaults, in an engine, to the package name of the directory the process runs in', () => {
     // Jest runs in the repository root, whose package.json is named oncely-monorepo.
     expect(engine({}).service).toBe('oncely-monorepo');
   });
