@@ -28,6 +28,9 @@ export interface OncelyClaims {
  * `OncelyModule`'s namespace, service and defaults. Claims go to a registry of this call's own,
  * so nothing is registered anywhere. Throws what the boot would on a bad option or two routes
  * claiming one operation, and `OncelyClaimsUnreadableError` when the options cannot be read.
+ *
+ * Meant for tools (`oncely registry`), not for a running app: it silences Nest's static logger
+ * for the process (`logger: false`), as Nest applies that option process-wide.
  */
 export async function readOncelyClaims(rootModule: NestRootModule): Promise<OncelyClaims> {
   const root = await rootModule;
