@@ -28,9 +28,9 @@ import type {
 /**
  * `OncelyModule.forRoot({ namespace, coordinator, store, … })` or `forRootAsync(…)`; pass
  * `isGlobal: true` to use it from every module. `forRootAsync` takes `namespace`, `service` and
- * `defaults` next to its factory, where `oncely registry` reads them without running it. At start-up it runs the store's start-up check
- * (a missing or outdated record table fails the boot) and finds every protected handler
- * (one pass over controllers and providers); it registers one global interceptor (inert on
+ * `defaults` next to its factory, where `oncely registry` reads them without running it. At
+ * start-up it runs the store's start-up check (a missing or outdated record table fails the boot)
+ * and finds every protected handler (one pass over controllers and providers); it registers one global interceptor (inert on
  * handlers without oncely decorators) and the filter writing oncely's own responses. On
  * shutdown it first cancels the standbys of refused provider-method calls (before any module
  * closes the connections they would use), then closes the coordinator and store it was given
