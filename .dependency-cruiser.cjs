@@ -8,6 +8,7 @@ const CORE_LAYERS = [
   ['security'],
   ['http'],
   ['call'],
+  ['registry'],
   ['engine'],
   ['metrics'],
   ['testing'],
@@ -38,7 +39,7 @@ module.exports = {
       from: { path: '^packages/core/src/' },
       to: {
         path: [
-          '^packages/(redis|typeorm|nestjs|express)/',
+          '^packages/(redis|typeorm|nestjs|express|cli)/',
           'node_modules/(@nestjs|express|fastify|ioredis|typeorm|@oncely)/',
         ],
       },
@@ -49,6 +50,27 @@ module.exports = {
       severity: 'error',
       from: { path: '^packages/(nestjs|express)/src/' },
       to: { path: ['^packages/(redis|typeorm)/', 'node_modules/@oncely/(redis|typeorm)/'] },
+    },
+    {
+      name: 'cli-reads-apps-through-core-and-nestjs',
+      comment:
+        'oncely registry reads claims (core) and Nest module graphs (@oncely/nestjs); it opens no store or coordinator and needs no framework of its own',
+      severity: 'error',
+      from: { path: '^packages/cli/src/' },
+      to: {
+        path: [
+          '^packages/(redis|typeorm|express)/',
+          'node_modules/@oncely/(redis|typeorm|express)/',
+          'node_modules/(@nestjs|express|fastify|ioredis|typeorm)/',
+        ],
+      },
+    },
+    {
+      name: 'nothing-imports-the-cli',
+      comment: 'The command sits on top of the packages: none of them, and no library, imports it',
+      severity: 'error',
+      from: { path: '^(packages/(core|redis|typeorm|nestjs|express)|libs/[^/]+)/src/' },
+      to: { path: ['^packages/cli/', 'node_modules/@oncely/cli/'] },
     },
     {
       name: 'flight-and-record-apart',

@@ -34,6 +34,7 @@ const workspaceAliases: Record<string, string> = {
   '^@oncely/typeorm$': '<rootDir>/packages/typeorm/src/index.ts',
   '^@oncely/nestjs$': '<rootDir>/packages/nestjs/src/index.ts',
   '^@oncely/express$': '<rootDir>/packages/express/src/index.ts',
+  '^@oncely/cli$': '<rootDir>/packages/cli/src/index.ts',
   '^@oncely/testing-kit$': '<rootDir>/libs/testing/src/index.ts',
   '^(\\.{1,2}/.*)\\.js$': '$1',
 };
@@ -61,6 +62,7 @@ const config: Config = {
     project('typeorm', 'packages/typeorm'),
     project('nestjs', 'packages/nestjs'),
     project('express', 'packages/express'),
+    project('cli', 'packages/cli'),
     project('testing-kit', 'libs/testing'),
     project('demo', 'apps/demo'),
     // Packs and loads the built packages; its global setup runs `npm run build` (incremental).

@@ -6,7 +6,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const PACKAGES = ['core', 'redis', 'typeorm', 'nestjs', 'express'] as const;
+const PACKAGES = ['core', 'redis', 'typeorm', 'nestjs', 'express', 'cli'] as const;
 type PackageName = (typeof PACKAGES)[number];
 
 const run = promisify(execFile);
@@ -135,6 +135,7 @@ describe('the packed packages', () => {
       '@oncely/typeorm',
       '@oncely/nestjs',
       '@oncely/express',
+      '@oncely/cli',
     ];
     await writeFile(
       join(work, 'load-entries.mjs'),
@@ -165,6 +166,38 @@ describe('the packed packages', () => {
     }
   });
 
+  it("runs the oncely bin, and reads an app's claims through either build", async () => {
+    const app = `const oncely = createOncely({ namespace: 'shop', service: 'shop-api' });
+      oncely.idempotent({ name: 'POST /orders', operation: 'order-create', scope: 'user.tenantId' });`;
+    await writeFile(
+      join(work, 'express-app.mjs'),
+      `import { createOncely } from '@oncely/express';\n${app}\nexport { oncely };\n`,
+    );
+    await writeFile(
+      join(work, 'express-app.cjs'),
+      `const { createOncely } = require('@oncely/express');\n${app}\nmodule.exports = { oncely };\n`,
+    );
+    const bin = join(work, 'node_modules/@oncely/cli/dist/esm/bin/oncely.js');
+    const manifest = JSON.parse(
+      await readFile(join(work, 'node_modules/@oncely/cli/package.json'), 'utf8'),
+    ) as { bin: Record<string, string> };
+    expect(join(work, 'node_modules/@oncely/cli', manifest.bin.oncely!)).toBe(bin);
+
+    const exported = await node([bin, 'registry', 'export', 'express-app.mjs'], work);
+    expect(exported.stdout).toBe('Wrote the 1 claim of shop-api to oncely.registry.yaml.\n');
+    const checked = await node([bin, 'registry', 'check', 'express-app.cjs'], work);
+    expect(checked.stdout).toBe('oncely.registry.yaml lists the 1 claim of shop-api.\n');
+    const required = await node(
+      [
+        '-e',
+        `require('@oncely/cli').loadAppClaims(require('node:path').resolve('express-app.mjs'))
+          .then((app) => console.log(JSON.stringify(app.claims.map((claim) => claim.route))));`,
+      ],
+      work,
+    );
+    expect(JSON.parse(required.stdout)).toEqual(['POST /orders']);
+  });
+
   it('gives TypeScript nodenext consumers the CommonJS types in .cts, the ESM ones in .mts', async () => {
     const consumer = `import { createOncelyEngine } from '@oncely/core';
       import { ProtectedCallExecutor } from '@oncely/core/adapter';
@@ -172,9 +205,10 @@ describe('the packed packages', () => {
       import { TypeOrmIdempotencyRecordStore } from '@oncely/typeorm';
       import { OncelyModule } from '@oncely/nestjs';
       import { createOncely } from '@oncely/express';
+      import { runCli } from '@oncely/cli';
       export const used = [
         createOncelyEngine, ProtectedCallExecutor, RedisFlightCoordinator,
-        TypeOrmIdempotencyRecordStore, OncelyModule, createOncely,
+        TypeOrmIdempotencyRecordStore, OncelyModule, createOncely, runCli,
       ];
       `;
     await writeFile(join(work, 'consumer.cts'), consumer);

@@ -1,7 +1,7 @@
 import { Logger, Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { OncelyModule, type OncelyModuleOptions } from '@oncely/nestjs';
+import { OncelyModule, type OncelyModuleFactoryOptions } from '@oncely/nestjs';
 import { RedisFlightCoordinator } from '@oncely/redis';
 import { TypeOrmIdempotencyRecordStore } from '@oncely/typeorm';
 import { DataSource } from 'typeorm';
@@ -21,6 +21,9 @@ import { ProblemDetailsFilter } from './problems/problem-details.filter.js';
 import { ReportsController } from './reports/reports.controller.js';
 import { ExecutionStats } from './stats/execution-stats.service.js';
 import { StatsController } from './stats/stats.controller.js';
+
+/** The service owning the demo's claims (apps/demo/oncely.registry.yaml). */
+export const DEMO_SERVICE = 'oncely-demo';
 
 /** The body validation oncely runs before building keys; the same as the app's ValidationPipe. */
 export const DEMO_VALIDATION = {
@@ -59,6 +62,9 @@ export class DemoModule {
         infrastructure,
         TypeOrmModule.forRoot(demoDataSourceOptions(config.database)),
         OncelyModule.forRootAsync({
+          // Given here, not by the factory: `oncely registry` reads them without running it.
+          namespace: config.namespace,
+          service: DEMO_SERVICE,
           imports: [infrastructure],
           inject: [DataSource, DemoRedis, DecisionFeed],
           useFactory: (dataSource: DataSource, redis: DemoRedis, feed: DecisionFeed) =>
@@ -99,14 +105,13 @@ function oncelyOptions(
   dataSource: DataSource,
   redis: DemoRedis,
   feed: DecisionFeed,
-): OncelyModuleOptions {
+): OncelyModuleFactoryOptions {
   if (!redis.client) {
     new Logger('Demo').log(
       'No REDIS_URL: SingleFlight uses the in-memory coordinator, which protects this one process only.',
     );
   }
   return {
-    namespace: config.namespace,
     store: new TypeOrmIdempotencyRecordStore(dataSource),
     ...(redis.client
       ? {

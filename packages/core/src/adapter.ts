@@ -35,6 +35,11 @@ export { storedBodyOf } from './call/stored-body.js';
 /** The engines without `createOncelyEngine`'s ownership, for adapters' own tests and tools. */
 export { createProtectionEngines } from './engine/protection-engines.js';
 export type { ProtectionEnginesOptions } from './engine/protection-engines.js';
+/**
+ * An app's routes and their claims without engines: what a framework defines its routes on, and
+ * what a tool listing claims builds so that it connects to nothing.
+ */
+export { DeclaredRoutes, type DeclaredRoutesOptions } from './engine/declared-routes.js';
 /** Checks an option holds a function, in the wording of every other option error. */
 export { requireFunction } from './engine/option-checks.js';
 

@@ -28,6 +28,8 @@ export type {
 export type { HandlerContext } from './call/protected-call.types.js';
 /** Every operation the app's routes claim, as the engine's `registry` lists them. */
 export type { OperationClaim, OperationRegistry } from './call/operation-registry.js';
+/** One claim as the service's registry file lists it (`oncely registry export`). */
+export type { RegistryClaim } from './registry/registry-claim.js';
 
 // Embedded default: one process, nothing to install
 

@@ -5,6 +5,7 @@ import {
   type OncelyEngine,
   type OperationRegistry,
   type ProtectionDefaults,
+  type RegistryClaim,
 } from '@oncely/core';
 import { requireFunction, type ProtectedRoute } from '@oncely/core/adapter';
 import type { Request, RequestHandler } from 'express';
@@ -38,6 +39,19 @@ export class Oncely {
   /** Every protected route's claim on its `namespace:operation:version`. */
   get registry(): OperationRegistry {
     return this.#engine.registry;
+  }
+
+  /** The service owning this app's claims: the `service` option, or its default. */
+  get service(): string {
+    return this.#engine.service;
+  }
+
+  /**
+   * Every claim of the middleware created so far, as `oncely registry export` writes them: the
+   * registry lists an Express app by loading the module that creates its middleware.
+   */
+  claims(): RegistryClaim[] {
+    return this.#engine.claims();
   }
 
   /** The route defaults, namespace included. */

@@ -40,6 +40,37 @@ describe('createOncely() and middleware creation', () => {
     );
   });
 
+  it('takes a service name, checks it, and lists the claims of the middleware created', () => {
+    expect(() => oncely({ service: 'shop api' })).toThrow(
+      /^createOncely\(\) option "service" must name the service/,
+    );
+    const instance = oncely({ namespace: 'shop', service: 'shop-api' });
+    instance.idempotent({
+      name: 'POST /orders',
+      operation: 'order-create',
+      scope: 'user.tenantId',
+      description: 'Creates an order',
+    });
+    instance.singleFlight({ name: 'GET /quotes', operation: 'quote', resultTtl: 1_000 });
+
+    expect(instance.service).toBe('shop-api');
+    expect(instance.claims()).toEqual([
+      expect.objectContaining({
+        operation: 'order-create',
+        mechanism: 'idempotency',
+        owner: 'shop-api',
+        route: 'POST /orders',
+        description: 'Creates an order',
+      }),
+      expect.objectContaining({
+        operation: 'quote',
+        mechanism: 'single-flight',
+        route: 'GET /quotes',
+        ttl: { lease: 30_000, result: 1_000, error: 3_000 },
+      }),
+    ]);
+  });
+
   it('refuses a coordinator or store that is not one', () => {
     expect(() => oncely({ coordinator: {} as never })).toThrow(/option "coordinator"/);
     expect(() => oncely({ store: { begin: 1 } as never })).toThrow(/option "store"/);

@@ -13,9 +13,20 @@
 export { OncelyModule } from './oncely.module.js';
 export { ONCELY_MODULE_OPTIONS } from './oncely.module-definition.js';
 export type {
+  OncelyDeclaredOptions,
+  OncelyModuleAsyncOptions,
+  OncelyModuleFactoryOptions,
   OncelyModuleOptions,
   OncelyValidationOptions,
 } from './oncely-module-options.interface.js';
+
+// The app's claims without starting it, for `oncely registry` (@oncely/cli).
+export {
+  readOncelyClaims,
+  type NestRootModule,
+  type OncelyClaims,
+} from './registry/oncely-claims.reader.js';
+export { OncelyClaimsUnreadableError } from './registry/oncely-claims-unreadable.error.js';
 
 // Decorators.
 export { IdempotentKey } from './decorators/idempotent-key.decorator.js';

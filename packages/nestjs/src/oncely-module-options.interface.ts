@@ -1,4 +1,4 @@
-import type { ExecutionContext } from '@nestjs/common';
+import type { ConfigurableModuleAsyncOptions, ExecutionContext } from '@nestjs/common';
 import type { KeyContext, OncelyEngineOptions } from '@oncely/core';
 import type { ClassTransformOptions } from 'class-transformer';
 import type { ValidatorOptions } from 'class-validator';
@@ -33,4 +33,31 @@ export interface OncelyModuleOptions extends Omit<OncelyEngineOptions, 'owner'> 
     context: ExecutionContext,
     base: KeyContext,
   ) => KeyContext | Promise<KeyContext>;
+}
+
+/**
+ * The options that decide what the app's routes claim. `OncelyModule.forRootAsync` takes them
+ * next to its factory, so `oncely registry` reads them without running the factory (which may
+ * open connections).
+ */
+export type OncelyDeclaredOptions = Pick<OncelyModuleOptions, 'namespace' | 'service' | 'defaults'>;
+
+/** What a `forRootAsync` factory returns: every option, or all but those given to `forRootAsync`. */
+export type OncelyModuleFactoryOptions = Omit<OncelyModuleOptions, 'namespace'> & {
+  /** Left out when given to `forRootAsync` itself; equal to it when given in both places. */
+  readonly namespace?: string;
+};
+
+/**
+ * `OncelyModule.forRootAsync` options: a factory (`useFactory`, `useClass`, `useExisting`) for the
+ * options, and, next to it, those that decide the app's claims. Give `namespace` (and `service`,
+ * `defaults` when the app sets them) here rather than in the factory, so `oncely registry export`
+ * can read them; an option given in both places must be equal.
+ */
+export interface OncelyModuleAsyncOptions
+  extends
+    ConfigurableModuleAsyncOptions<OncelyModuleFactoryOptions, 'create'>,
+    Partial<OncelyDeclaredOptions> {
+  /** Registers the module globally. */
+  readonly isGlobal?: boolean;
 }

@@ -9,3 +9,10 @@ export const ONCELY_TRANSACTION = Symbol.for('@oncely/nestjs:transaction');
 
 /** The module's `OncelyRuntime` (engine and Nest-only options), for its own providers. */
 export const ONCELY_RUNTIME = Symbol('OncelyRuntime');
+
+/**
+ * The options `OncelyModule.forRootAsync` takes next to its factory (`namespace`, `service`,
+ * `defaults`). A string, like the options token, so that `oncely registry` finds them by name in
+ * an app's module graph without running the factory.
+ */
+export const ONCELY_DECLARED_OPTIONS = 'ONCELY_DECLARED_OPTIONS';

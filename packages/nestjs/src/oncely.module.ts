@@ -2,6 +2,7 @@ import {
   Inject,
   Module,
   type BeforeApplicationShutdown,
+  type DynamicModule,
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import { APP_FILTER, APP_INTERCEPTOR, DiscoveryModule, ModuleRef } from '@nestjs/core';
@@ -9,17 +10,27 @@ import { ProtectedHandlerDiscovery } from './discovery/protected-handler.discove
 import { OncelyGraphQLPlugin } from './graphql/oncely-graphql.plugin.js';
 import { appValidationOptions } from './http/app-validation-options.js';
 import { OncelyExceptionFilter } from './http/oncely-exception.filter.js';
-import { ONCELY_RUNTIME } from './oncely.constants.js';
+import { ONCELY_DECLARED_OPTIONS, ONCELY_RUNTIME } from './oncely.constants.js';
+import { declaredOptionsOf, withDeclaredOptions } from './oncely.declared-options.js';
 import { OncelyInterceptor } from './oncely.interceptor.js';
-import { ConfigurableOncelyModule, ONCELY_MODULE_OPTIONS } from './oncely.module-definition.js';
+import {
+  ConfigurableOncelyModule,
+  ONCELY_ASYNC_OPTIONS_TYPE,
+  ONCELY_MODULE_OPTIONS,
+} from './oncely.module-definition.js';
 import { OncelyRuntime } from './oncely.runtime.js';
-import type { OncelyModuleOptions } from './oncely-module-options.interface.js';
+import type {
+  OncelyDeclaredOptions,
+  OncelyModuleAsyncOptions,
+  OncelyModuleFactoryOptions,
+} from './oncely-module-options.interface.js';
 
 /**
  * `OncelyModule.forRoot({ namespace, coordinator, store, … })` or `forRootAsync(…)`; pass
- * `isGlobal: true` to use it from every module. At start-up it runs the store's start-up check
- * (a missing or outdated record table fails the boot) and finds every protected handler
- * (one pass over controllers and providers); it registers one global interceptor (inert on
+ * `isGlobal: true` to use it from every module. `forRootAsync` takes `namespace`, `service` and
+ * `defaults` next to its factory, where `oncely registry` reads them without running it. At
+ * start-up it runs the store's start-up check (a missing or outdated record table fails the boot)
+ * and finds every protected handler (one pass over controllers and providers); it registers one global interceptor (inert on
  * handlers without oncely decorators) and the filter writing oncely's own responses. On
  * shutdown it first cancels the standbys of refused provider-method calls (before any module
  * closes the connections they would use), then closes the coordinator and store it was given
@@ -32,12 +43,23 @@ import type { OncelyModuleOptions } from './oncely-module-options.interface.js';
       provide: ONCELY_RUNTIME,
       // Started here, before any handler can run: a store that refuses to start (a record
       // table not migrated) fails the boot rather than every request.
-      useFactory: async (options: OncelyModuleOptions, moduleRef: ModuleRef) => {
-        const runtime = OncelyRuntime.create(options, appValidationOptions(moduleRef));
+      useFactory: async (
+        options: OncelyModuleFactoryOptions,
+        moduleRef: ModuleRef,
+        declared: Partial<OncelyDeclaredOptions> | undefined,
+      ) => {
+        const runtime = OncelyRuntime.create(
+          withDeclaredOptions(declared, options),
+          appValidationOptions(moduleRef),
+        );
         await runtime.start();
         return runtime;
       },
-      inject: [ONCELY_MODULE_OPTIONS, ModuleRef],
+      inject: [
+        ONCELY_MODULE_OPTIONS,
+        ModuleRef,
+        { token: ONCELY_DECLARED_OPTIONS, optional: true },
+      ],
     },
     ProtectedHandlerDiscovery,
     { provide: APP_INTERCEPTOR, useClass: OncelyInterceptor },
@@ -57,6 +79,26 @@ export class OncelyModule
    */
   constructor(@Inject(ONCELY_RUNTIME) private readonly runtime: OncelyRuntime) {
     super();
+  }
+
+  /**
+   * Options from a factory (`useFactory` with `inject`, `useClass`, `useExisting`), with
+   * `namespace`, `service` and `defaults` given next to it: those decide what the app claims, and
+   * `oncely registry` reads them from here without running the factory.
+   */
+  static override forRootAsync(options: OncelyModuleAsyncOptions): DynamicModule {
+    const { namespace, service, defaults, ...factory } = options;
+    const definition = super.forRootAsync(factory as typeof ONCELY_ASYNC_OPTIONS_TYPE);
+    return {
+      ...definition,
+      providers: [
+        ...(definition.providers ?? []),
+        {
+          provide: ONCELY_DECLARED_OPTIONS,
+          useValue: declaredOptionsOf({ namespace, service, defaults }),
+        },
+      ],
+    };
   }
 
   /** Nest's shutdown hook: cancels the standbys while the connections they use are still open. */

@@ -2,6 +2,7 @@ import {
   createOncelyEngine,
   type OncelyEngine,
   type ProtectedRouteDeclaration,
+  type RegistryClaim,
 } from '@oncely/core';
 import {
   requireFunction,
@@ -65,6 +66,16 @@ export class OncelyRuntime {
   /** Resolves a handler's declared options and registers its claims (the engine's checks). */
   defineRoute(name: string, declared: ProtectedRouteDeclaration): ProtectedRoute {
     return this.engine.defineRoute(name, declared);
+  }
+
+  /** The service owning the app's claims: the `service` option, or its default. */
+  get service(): string {
+    return this.engine.service;
+  }
+
+  /** Every claim of the routes defined so far, as `oncely registry export` lists them. */
+  claims(): RegistryClaim[] {
+    return this.engine.claims();
   }
 
   /**

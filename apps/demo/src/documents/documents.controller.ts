@@ -45,9 +45,14 @@ export class DocumentsController {
   @Post(':docId/summary')
   @HttpCode(200)
   @DemoRoute('optional')
-  @SingleFlight(summaryKey)
+  @SingleFlight({ ...summaryKey, description: 'Runs one summary per document version at a time' })
   // The record is checked before the flight: duplicates must wait for it, not get a 409.
-  @IdempotentKey({ ...summaryKey, idempotencyKey: 'optional', onBusy: 'wait' })
+  @IdempotentKey({
+    ...summaryKey,
+    idempotencyKey: 'optional',
+    onBusy: 'wait',
+    description: 'Keeps a summary for 24 h, replayed to every retry of it',
+  })
   @ApiOperation({ summary: 'Summarise a document (SingleFlight + IdempotentKey, header optional)' })
   @ApiParam({ name: 'docId', example: 'doc-8899' })
   @ApiOkResponse({ type: SummaryDto })

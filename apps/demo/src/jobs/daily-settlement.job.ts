@@ -38,6 +38,7 @@ export class DailySettlementJob {
     idempotencyKey: 'ignored',
     // A job is never retried by a client: keep its run for a week of late or repeated firings.
     retention: 7 * 24 * 60 * 60 * 1000,
+    description: 'Settles one business period once, whichever node fires first',
   })
   async run(trigger: SettlementTrigger): Promise<SettlementRun> {
     return this.ledger.record(trigger.businessPeriod);

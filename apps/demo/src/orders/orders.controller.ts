@@ -27,7 +27,13 @@ export class OrdersController {
    */
   @Post()
   @DemoRoute('required')
-  @IdempotentKey({ operation: ORDER_CREATE, scope: 'user.tenantId', transactional: true })
+  @IdempotentKey({
+    operation: ORDER_CREATE,
+    scope: 'user.tenantId',
+    transactional: true,
+    description:
+      "Creates an order from a tenant's cart, with the record in the order's transaction",
+  })
   @ApiOperation({ summary: 'Create an order (Idempotency-Key required)' })
   @ApiCreatedResponse({ type: OrderDto })
   @ApiProblemResponses(

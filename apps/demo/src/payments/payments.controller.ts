@@ -36,6 +36,7 @@ export class PaymentsController {
     idempotencyKey: 'optional',
     onBusy: 'wait',
     transactional: true,
+    description: 'Submits a payment once per payment request number; another amount is a 422',
   })
   @ApiOperation({ summary: 'Submit a payment (key built from paymentRequestNo; header optional)' })
   @ApiCreatedResponse({ type: PaymentDto })

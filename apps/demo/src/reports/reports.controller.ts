@@ -31,6 +31,7 @@ export class ReportsController {
     target: 'body.reportType',
     input: ['body.from', 'body.to', 'body.filters'],
     resultTtl: TEN_MINUTES,
+    description: "Exports a tenant's report once for concurrent callers, cached ten minutes",
   })
   @ApiOperation({ summary: 'Export a report (SingleFlight, cached 10 min)' })
   @ApiOkResponse({ type: ReportDto })

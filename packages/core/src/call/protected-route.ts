@@ -11,6 +11,7 @@ import type {
 import { describeKeyShape, specOf, withClientKeyTarget } from './route-key-spec.js';
 import {
   IDEMPOTENT_OPTION_NAMES,
+  MAX_DESCRIPTION_LENGTH,
   OptionChecker,
   SINGLE_FLIGHT_OPTION_NAMES,
 } from './route-option.checker.js';
@@ -19,6 +20,8 @@ import { RouteOptionsError } from './route-setup.errors.js';
 export { MAX_TIMER_MS } from './route-option.checker.js';
 
 interface ResolvedCommon {
+  /** What the operation does, in the words of its declaration; the registry shows it. */
+  readonly description?: string;
   /** The spec as declared, with the namespace filled in. */
   readonly spec: KeySpec;
   /** `namespace:operation:version`: what the registry and events name. */
@@ -214,7 +217,9 @@ function resolveCommon(
     throw new RouteOptionsError(check.route, 'key spec', (error as Error).message);
   }
   const replayHeaders = check.value('replayHeaders', [], Array.isArray) as readonly string[];
+  const description = check.line('description', MAX_DESCRIPTION_LENGTH);
   return {
+    ...(description !== undefined && { description }),
     spec,
     operation: `${spec.namespace}:${spec.operation}:${spec.version ?? 'v1'}`,
     shape: describeKeyShape(spec, options),

@@ -10,7 +10,11 @@ const MAX_PREVIOUS_VERSIONS = 4;
 /** Node's largest timer delay; a longer one fires at once. */
 export const MAX_TIMER_MS = 2_147_483_647;
 
+/** Longest `description` a route may declare. */
+export const MAX_DESCRIPTION_LENGTH = 300;
+
 const COMMON_KEYS = [
+  'description',
   'shared',
   'maxResponseBytes',
   'missingUserStatus',
@@ -76,6 +80,24 @@ export class OptionChecker {
     if (typeof value !== 'boolean')
       this.fail(option, `must be true or false, got ${describeOptionValue(value)}`);
     return value;
+  }
+
+  /** One line of text (no line breaks, not blank), at most `max` characters, or left out. */
+  line(option: string, max: number): string | undefined {
+    const value = (this.options as Record<string, unknown>)[option];
+    if (value === undefined) return undefined;
+    if (
+      typeof value !== 'string' ||
+      value.trim() === '' ||
+      /[\r\n]/.test(value) ||
+      value.length > max
+    ) {
+      this.fail(
+        option,
+        `must be one line of text of at most ${max} characters, got ${describeOptionValue(value)}`,
+      );
+    }
+    return value.trim();
   }
 
   oneOf<T extends string | number>(option: string, allowed: readonly T[], fallback: T): T {

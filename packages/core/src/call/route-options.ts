@@ -12,6 +12,11 @@ export type RouteKeySpec = Omit<KeySpec, 'namespace'> & {
 /** Options both mechanisms share. Durations are milliseconds. */
 interface CommonRouteOptions {
   /**
+   * What the operation does, for the people reviewing the service's claims: one line, at most
+   * 300 characters. `oncely registry export` writes it next to the claim; it never enters a key.
+   */
+  readonly description?: string;
+  /**
    * One operation, one route: a second route claiming the same `namespace:operation:version`
    * fails the boot, naming both, unless every route claiming it is marked `shared: true` (for
    * example a v1 and a v2 path of the same command, which then replay each other's responses).

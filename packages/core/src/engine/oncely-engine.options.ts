@@ -10,6 +10,12 @@ export interface OncelyEngineOptions extends SecurityOptions {
   /** Who owns the key space: one per service or domain, e.g. `"shop"`. */
   readonly namespace: string;
   /**
+   * The service owning this app's claims, e.g. `"shop-api"`: letters, digits, `. _ ~ -`, after an
+   * optional npm scope (`@acme/`). The registry lists it as every claim's `owner`. Default: the
+   * `name` of the nearest `package.json` above the working directory, else the namespace.
+   */
+  readonly service?: string;
+  /**
    * The SingleFlight coordinator, e.g. `new RedisFlightCoordinator(redis)` from `@oncely/redis`.
    * Handed over: the engine closes it on `close()` (which leaves a client you passed it open).
    * Default: an in-memory coordinator for this process only.

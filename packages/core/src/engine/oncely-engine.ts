@@ -1,35 +1,24 @@
 import { ProtectedCallExecutor } from '../call/protected-call.executor.js';
-import { OperationRegistry } from '../call/operation-registry.js';
-import { defineProtectedRoute, type ProtectedRoute } from '../call/protected-route.js';
-import type {
-  IdempotentRouteOptions,
-  ProtectionDefaults,
-  SingleFlightRouteOptions,
-} from '../call/route-options.js';
+import type { OperationRegistry } from '../call/operation-registry.js';
+import type { ProtectedRoute } from '../call/protected-route.js';
+import type { ProtectionDefaults } from '../call/route-options.js';
 import { TransactionalStoreRequiredError } from '../call/route-setup.errors.js';
 import type { FlightCoordinator } from '../flight/flight-coordinator.port.js';
 import { InMemoryFlightCoordinator } from '../flight/in-memory-flight-coordinator.js';
 import type { IdempotencyRecordStore } from '../record/idempotency-record-store.port.js';
 import { InMemoryIdempotencyRecordStore } from '../record/in-memory-idempotency-record.store.js';
 import { isTransactionalRecordStore } from '../record/transactional-idempotency-record-store.port.js';
+import type { RegistryClaim } from '../registry/registry-claim.js';
 import { CallTracing } from './call-tracing.js';
+import { DeclaredRoutes } from './declared-routes.js';
 import type { OncelyEngineOptions } from './oncely-engine.options.js';
 import { coordinatorOption, storeOption } from './option-checks.js';
 import { createProtectionEngines } from './protection-engines.js';
-import {
-  eventListenersOf,
-  refuseInMemoryInProduction,
-  resolveProtectionDefaults,
-} from './protection-setup.js';
+import type { ProtectedRouteDeclaration } from './protected-route.declaration.js';
+import { eventListenersOf, refuseInMemoryInProduction } from './protection-setup.js';
 import { secureEngines } from './secure-engines.js';
 
-/** The mechanisms one route declares (a decorator's or a middleware's options). */
-export interface ProtectedRouteDeclaration {
-  /** Durable idempotency for the route, as `@IdempotentKey` or `idempotent()` declares it. */
-  readonly idempotent?: IdempotentRouteOptions;
-  /** SingleFlight for the route, as `@SingleFlight` or `singleFlight()` declares it. */
-  readonly singleFlight?: SingleFlightRouteOptions;
-}
+export type { ProtectedRouteDeclaration } from './protected-route.declaration.js';
 
 /**
  * oncely's engines for one app, built once at start-up from validated options: what a framework
@@ -39,6 +28,8 @@ export interface ProtectedRouteDeclaration {
 export interface OncelyEngine {
   /** The entry point named in error messages. */
   readonly owner: string;
+  /** The service owning this app's claims: the `service` option, or its default. */
+  readonly service: string;
   /** The route defaults, namespace included. */
   readonly defaults: ProtectionDefaults;
   /** Runs protected calls on the coordinator and store below. */
@@ -57,6 +48,8 @@ export interface OncelyEngine {
    * operation fail at start-up, naming the route.
    */
   defineRoute(name: string, declared: ProtectedRouteDeclaration): ProtectedRoute;
+  /** Every defined route's claims, as `oncely registry export` writes them. */
+  claims(): RegistryClaim[];
   /**
    * Waits for the tracer (OpenTelemetry's API, loaded asynchronously when installed; a broken
    * install is an `OpenTelemetryLoadError`), then runs the store's start-up hook
@@ -81,8 +74,8 @@ interface Closable {
  * Throws `OncelyConfigurationError` naming the first bad option.
  */
 export function createOncelyEngine(options: OncelyEngineOptions): OncelyEngine {
-  const owner = typeof options?.owner === 'string' ? options.owner : 'createOncelyEngine()';
-  const defaults = resolveProtectionDefaults(owner, options);
+  const routes = DeclaredRoutes.create(options);
+  const { owner } = routes;
   const given = {
     coordinator: coordinatorOption(owner, options.coordinator),
     store: storeOption(owner, options.store),
@@ -101,10 +94,10 @@ export function createOncelyEngine(options: OncelyEngineOptions): OncelyEngine {
       store,
       events,
       tracer: tracing.current,
-      maxResponseBytes: defaults.maxResponseBytes,
+      maxResponseBytes: routes.defaults.maxResponseBytes,
     }),
   );
-  return new Engine(owner, defaults, executor, coordinator, store, {
+  return new Engine(routes, executor, coordinator, store, {
     givenStore: plain.store,
     tracing,
     owned: closablesOf(plain),
@@ -119,14 +112,12 @@ function closablesOf(engines: { coordinator: object; store: object }): Closable[
 }
 
 class Engine implements OncelyEngine {
-  readonly registry = new OperationRegistry();
   readonly supportsTransactions: boolean;
   #starting: Promise<void> | undefined;
   #closing: Promise<void> | undefined;
 
   constructor(
-    readonly owner: string,
-    readonly defaults: ProtectionDefaults,
+    private readonly routes: DeclaredRoutes,
     readonly executor: ProtectedCallExecutor,
     readonly coordinator: FlightCoordinator,
     readonly store: IdempotencyRecordStore,
@@ -140,13 +131,33 @@ class Engine implements OncelyEngine {
     this.supportsTransactions = isTransactionalRecordStore(store);
   }
 
+  get owner(): string {
+    return this.routes.owner;
+  }
+
+  get service(): string {
+    return this.routes.service;
+  }
+
+  get defaults(): ProtectionDefaults {
+    return this.routes.defaults;
+  }
+
+  get registry(): OperationRegistry {
+    return this.routes.registry;
+  }
+
   defineRoute(name: string, declared: ProtectedRouteDeclaration): ProtectedRoute {
-    const route = defineProtectedRoute(name, declared, this.defaults);
+    const route = this.routes.resolve(name, declared);
     if (route.idempotent?.transactional && !this.supportsTransactions) {
       throw new TransactionalStoreRequiredError(name);
     }
-    this.registry.register(route);
+    this.routes.register(route);
     return route;
+  }
+
+  claims(): RegistryClaim[] {
+    return this.routes.claims();
   }
 
   start(): Promise<void> {

@@ -11,6 +11,7 @@ import { DEFAULT_PROTECTION, type ProtectionDefaults } from '../call/route-optio
  */
 export interface ProtectionSetupOptions {
   readonly namespace?: unknown;
+  readonly service?: unknown;
   readonly defaults?: Partial<Omit<ProtectionDefaults, 'namespace'>>;
   readonly coordinator?: unknown;
   readonly store?: unknown;
