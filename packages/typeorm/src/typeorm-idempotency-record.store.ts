@@ -57,11 +57,13 @@ export class TypeOrmIdempotencyRecordStore implements TransactionalIdempotencyRe
   private readonly connection: UnguardedRecordConnection;
   private readonly purgeSchedule: PurgeSchedule | undefined;
   /**
-   * Leases whose `runInTransaction` holds their row locked (PostgreSQL, SQLite). A renewal on
-   * another connection would wait for that lock until the work commits, so the watchdog would
-   * give the lease up while nobody can take it: for as long as the lock is held, it is the lease.
+   * The transactions of `runInTransaction` calls that hold their record row locked (PostgreSQL,
+   * SQLite), by lease. Their renewals go through that transaction: on another connection a
+   * renewal would wait for the lock until the work commits, and the watchdog would give up a
+   * lease nobody can take. Through it, a renewal still fails once the transaction is gone (an
+   * operator's force-release ends its session), so the lease is then lost as it should be.
    */
-  private readonly rowLockedLeases = new Set<string>();
+  private readonly rowLockingRunners = new Map<string, QueryRunner>();
   private starting: Promise<void> | undefined;
 
   /**
@@ -199,14 +201,15 @@ export class TypeOrmIdempotencyRecordStore implements TransactionalIdempotencyRe
 
   async renew(lease: RecordLease, leaseTtlMs: number): Promise<boolean> {
     positiveWholeNumber('leaseTtlMs', leaseTtlMs);
-    if (this.rowLockedLeases.has(leaseLockKey(lease))) return true;
     const { statements } = this.connection;
     const leaseExpiresAt = this.clock.now() + leaseTtlMs;
-    const result = await this.connection.execute(statements.renew, [
-      leaseExpiresAt,
-      leaseExpiresAt,
-      ...heldParameters(lease),
-    ]);
+    const parameters = [leaseExpiresAt, leaseExpiresAt, ...heldParameters(lease)];
+    const runner = this.rowLockingRunners.get(leaseLockKey(lease));
+    if (runner) {
+      const renewed = await query(runner, statements.renew, parameters).catch(() => undefined);
+      return renewed?.affected === 1;
+    }
+    const result = await this.connection.execute(statements.renew, parameters);
     return result.affected === 1;
   }
 
@@ -290,7 +293,7 @@ export class TypeOrmIdempotencyRecordStore implements TransactionalIdempotencyRe
     const lockKey = leaseLockKey(lease);
     try {
       await this.checkHeldAtStart(runner, lease);
-      if (this.connection.dialect !== 'mysql') this.rowLockedLeases.add(lockKey);
+      if (this.connection.dialect !== 'mysql') this.rowLockingRunners.set(lockKey, runner);
       const { response, result } = await CallTransaction.run(this.dataSource, manager, () =>
         work(manager),
       );
@@ -305,7 +308,7 @@ export class TypeOrmIdempotencyRecordStore implements TransactionalIdempotencyRe
       discardIfSessionEnded(runner, error);
       throw error;
     } finally {
-      this.rowLockedLeases.delete(lockKey);
+      this.rowLockingRunners.delete(lockKey);
     }
   }
 
@@ -322,7 +325,7 @@ export class TypeOrmIdempotencyRecordStore implements TransactionalIdempotencyRe
   }
 }
 
-/** A holder's lease at one fence: what `rowLockedLeases` remembers. */
+/** A holder's lease at one fence: what `rowLockingRunners` is keyed by. */
 function leaseLockKey(lease: RecordLease): string {
   return `${lease.ownerToken}:${lease.fence}`;
 }
