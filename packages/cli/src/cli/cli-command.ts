@@ -1,5 +1,6 @@
 /** Where a command writes, and the directory its relative paths start from. */
 export interface CliIo {
+  /** The directory relative paths on the command line start from. */
   readonly cwd: string;
   /** Writes to standard output: the command's result. */
   out(text: string): void;
@@ -20,6 +21,7 @@ export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
 /** One command, such as `registry export`. */
 export interface CliCommand {
+  /** What follows the group's name on the command line, e.g. `export`. */
   readonly name: string;
   /** One line for the list of commands. */
   readonly summary: string;
@@ -34,13 +36,17 @@ export interface CliCommand {
  * `purge`), run as `oncely <group> <command>`.
  */
 export interface CliCommandGroup {
+  /** The group's name on the command line, e.g. `registry`. */
   readonly name: string;
+  /** One line for the list of groups. */
   readonly summary: string;
+  /** Its commands, in the order `--help` lists them. */
   readonly commands: readonly CliCommand[];
 }
 
 /** The command line is wrong; the message says how, and the command's usage follows it. */
 export class UsageError extends Error {
+  /** The class's name, kept by bundlers that rename classes. */
   override readonly name = 'UsageError';
 
   constructor(

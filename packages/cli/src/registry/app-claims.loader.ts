@@ -5,7 +5,9 @@ import { AppModuleError } from './app-module.error.js';
 
 /** Who owns an app's claims, and every claim its routes make. */
 export interface AppClaims {
+  /** The app's `service` option, or its default. */
   readonly service: string;
+  /** Every claim of the app's protected routes and methods. */
   readonly claims: readonly RegistryClaim[];
 }
 

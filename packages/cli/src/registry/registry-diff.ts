@@ -5,16 +5,46 @@ import { claimIdOf, type RegistryDocument } from './registry-document.js';
 export interface FieldChange {
   /** Dotted, e.g. `ttl.retention`. */
   readonly path: string;
+  /** The file's value. */
   readonly was: unknown;
+  /** The app's value. */
   readonly now: unknown;
 }
 
 /** How the app's claims differ from the file's. */
 export type RegistryChange =
-  | { readonly kind: 'service'; readonly was: string; readonly now: string }
-  | { readonly kind: 'added'; readonly id: string; readonly claim: RegistryClaim }
-  | { readonly kind: 'removed'; readonly id: string; readonly claim: RegistryClaim }
-  | { readonly kind: 'changed'; readonly id: string; readonly fields: readonly FieldChange[] };
+  | {
+      /** The app is another service than the file's. */
+      readonly kind: 'service';
+      /** The file's service. */
+      readonly was: string;
+      /** The app's service. */
+      readonly now: string;
+    }
+  | {
+      /** A claim of the app the file lacks. */
+      readonly kind: 'added';
+      /** The claim's id (`claimIdOf`). */
+      readonly id: string;
+      /** The app's claim. */
+      readonly claim: RegistryClaim;
+    }
+  | {
+      /** A claim of the file the app no longer makes. */
+      readonly kind: 'removed';
+      /** The claim's id (`claimIdOf`). */
+      readonly id: string;
+      /** The file's claim. */
+      readonly claim: RegistryClaim;
+    }
+  | {
+      /** A claim both list, with other values. */
+      readonly kind: 'changed';
+      /** The claim's id (`claimIdOf`). */
+      readonly id: string;
+      /** Each value that differs. */
+      readonly fields: readonly FieldChange[];
+    };
 
 /**
  * What changed from the file's claims (`was`) to the app's (`now`). A claim is matched by its

@@ -10,7 +10,9 @@ export const DEFAULT_REGISTRY_FILE = 'oncely.registry.yaml';
 
 /** A service's claims, as its registry file holds them. */
 export interface RegistryDocument {
+  /** The service owning the claims. */
   readonly service: string;
+  /** Its claims, sorted as the file lists them. */
   readonly claims: readonly RegistryClaim[];
 }
 
