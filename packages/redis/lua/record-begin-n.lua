@@ -9,7 +9,11 @@
 -- ARGV[3]  owner token            random per call
 -- ARGV[4]  lease TTL (ms)         positive integer
 -- ARGV[5]  retention (ms)         positive integer, kept for complete and renew
+-- ARGV[6]  service                the claiming service, stored as `service`; '' stores none and
+--                                 compares none
+-- ARGV[7]  shared                 '1' when the route is shared: other services' records answer
 -- Returns one of
+--   { 'foreign_owner', service }  a live record of another service, left untouched
 --   { 'acquired', fence }
 --   { 'replay', responseStatus, responseHeaders, bodyKind, body, keyIndex }
 --   { 'mismatch' }
@@ -42,17 +46,19 @@ local retention = tonumber(ARGV[5])
 local function answerFrom(index, answer)
   if answer[1] == 'replay' then
     answer[6] = index
+  elseif answer[1] == 'foreign_owner' then
+    answer[3] = index
   end
   return answer
 end
 
-local answer, abandoned = liveAnswer(KEYS[1], ARGV[2], nowMs)
+local answer, abandoned = liveAnswer(KEYS[1], ARGV[2], nowMs, ARGV[6], ARGV[7])
 if answer then
   return answerFrom(1, answer)
 end
 
 for i = 2, #KEYS do
-  local previous, previousAbandoned = liveAnswer(KEYS[i], ARGV[2], nowMs)
+  local previous, previousAbandoned = liveAnswer(KEYS[i], ARGV[2], nowMs, ARGV[6], ARGV[7])
   if previous then
     return answerFrom(i, previous)
   end
@@ -67,6 +73,9 @@ if not abandoned then
     'identity', ARGV[1], 'digest', ARGV[2], 'status', 'in_progress', 'owner', ARGV[3],
     'fence', fence, 'leaseExpiresAt', integer(nowMs + leaseTtl), 'retention', ARGV[5],
     'createdAt', integer(nowMs))
+  if ARGV[6] ~= '' then
+    redis.call('HSET', KEYS[1], 'service', ARGV[6])
+  end
   redis.call('PEXPIRE', KEYS[1], integer(leaseTtl + retention))
   return { 'acquired', tonumber(fence) }
 end
@@ -75,5 +84,10 @@ local fence = redis.call('HINCRBY', KEYS[1], 'fence', 1)
 redis.call('HSET', KEYS[1],
   'digest', ARGV[2], 'owner', ARGV[3], 'leaseExpiresAt', integer(nowMs + leaseTtl),
   'retention', ARGV[5], 'createdAt', integer(nowMs))
+if ARGV[6] ~= '' then
+  redis.call('HSET', KEYS[1], 'service', ARGV[6])
+else
+  redis.call('HDEL', KEYS[1], 'service')
+end
 redis.call('PEXPIRE', KEYS[1], integer(leaseTtl + retention))
 return { 'acquired', fence }

@@ -19,7 +19,7 @@ import type {
   ProtectedCallResult,
 } from './protected-call.types.js';
 import type { ResolvedIdempotentRoute } from './protected-route.js';
-import { runUnderRecord } from './record-protocol.js';
+import { foreignOwner, runUnderRecord } from './record-protocol.js';
 import { ResponseSignal } from './response-signal.js';
 
 /**
@@ -91,6 +91,16 @@ export async function runGuarded(
       if (mine !== undefined) return mine;
     }
     if (source === 'joined') refuseJoined();
+    const { service } = env.engines;
+    // The guard's cache is the coordinator's: another service on it may have filled it.
+    if (
+      value.owner !== undefined &&
+      service !== undefined &&
+      value.owner !== service &&
+      !route.shared
+    ) {
+      throw foreignOwner(env, route, key.identity, value.owner);
+    }
     if (value.digest !== key.digest) {
       events.emit('idempotency', 'mismatch', route.operation, key.identity);
       throw new IdempotencyMismatchError(key.identity);

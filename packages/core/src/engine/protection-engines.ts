@@ -22,6 +22,8 @@ export interface ProtectionEnginesOptions {
   readonly tracer?: ProtectedCallEngines['tracer'];
   /** Time source for record leases and retention; the system clock by default. */
   readonly clock?: Clock;
+  /** The service stamped on every record (`ProtectedCallEngines.service`). */
+  readonly service?: string;
 }
 
 /**
@@ -48,5 +50,6 @@ export function createProtectionEngines(options: ProtectionEnginesOptions): Prot
     events,
     ...(options.tracer && { tracer: options.tracer }),
     ...(options.clock && { clock: options.clock }),
+    ...(options.service !== undefined && { service: options.service }),
   };
 }
