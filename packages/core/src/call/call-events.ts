@@ -1,7 +1,7 @@
 import type { OncelyEvent, OncelyEventListener, OncelyOutcome } from '../events/oncely-event.js';
 import { OncelyEventDispatcher, type OncelyEventDraft } from '../events/oncely-event-dispatcher.js';
 import type { Clock } from '../time/clock.js';
-import { ForeignOwnerError } from './foreign-owner.error.js';
+import { ForeignOwnerError } from '../errors/foreign-owner.error.js';
 
 /** Hears the decisions of one call (its trace): the last one is the call's. */
 export type CallDecisionObserver = (outcome: OncelyOutcome) => void;

@@ -86,6 +86,7 @@ export async function runCoalesced(
         onBusy: route.onBusy,
         onCoordinatorDown: route.onCoordinatorDown,
         failurePolicy: httpCallFailurePolicy,
+        shared: route.shared,
       },
     );
     const { value, source } = await refusedOnceExecuting(local.call, flown, () => {

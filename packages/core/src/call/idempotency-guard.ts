@@ -1,3 +1,4 @@
+import { ForeignOwnerError } from '../errors/foreign-owner.error.js';
 import { FlightBusyError } from '../flight/flight-busy.error.js';
 import { guardFlightKey } from '../flight/flight-lease-admin.port.js';
 import type { BusinessKey } from '../key/key.types.js';
@@ -81,6 +82,7 @@ export async function runGuarded(
         onBusy: route.onBusy,
         failurePolicy: recordGuardFailurePolicy,
         onCoordinatorDown: 'open',
+        shared: route.shared,
       },
     );
     const { value, source } = await refusedOnceExecuting(local.call, guarded, () => {
@@ -114,6 +116,19 @@ export async function runGuarded(
       if (mine !== undefined) return mine;
       refuseJoined();
       return sharedReply(error.response);
+    }
+    // The guard's lease held by another service; the record's refusal was reported already.
+    if (error instanceof ForeignOwnerError && error.key === flightKey) {
+      const refusal = new ForeignOwnerError(key.identity, error.owner, error.foreignOwner);
+      events.emit(
+        'idempotency',
+        'foreign_owner',
+        route.operation,
+        key.identity,
+        startedAt,
+        refusal,
+      );
+      throw refusal;
     }
     if (error instanceof FlightBusyError) {
       events.emit('idempotency', 'conflict', route.operation, key.identity);

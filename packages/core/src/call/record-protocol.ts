@@ -1,7 +1,7 @@
 import type { BusinessKey } from '../key/key.types.js';
 import type { BeginOptions } from '../record/idempotency-record-store.port.js';
 import { RecordQuotaExceededError } from '../security/record-quota-exceeded.error.js';
-import { ForeignOwnerError } from './foreign-owner.error.js';
+import { ForeignOwnerError } from '../errors/foreign-owner.error.js';
 import { runHandler } from './handler-run.js';
 import {
   IdempotencyConflictError,

@@ -33,10 +33,12 @@ export interface ProtectionEnginesOptions {
  */
 export function createProtectionEngines(options: ProtectionEnginesOptions): ProtectedCallEngines {
   const events = options.events ?? [];
-  const shared =
-    options.maxResponseBytes !== undefined
-      ? { maxResultBytes: Math.ceil(options.maxResponseBytes * 1.5) + 64 * 1024 }
-      : {};
+  const shared = {
+    ...(options.maxResponseBytes !== undefined && {
+      maxResultBytes: Math.ceil(options.maxResponseBytes * 1.5) + 64 * 1024,
+    }),
+    ...(options.service !== undefined && { service: options.service }),
+  };
   return {
     flight: new SingleFlight(options.coordinator, { ...shared, events }),
     guard: new SingleFlight(options.coordinator, {
