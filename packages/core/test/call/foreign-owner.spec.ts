@@ -206,4 +206,41 @@ describe('SingleFlight leases of another service', () => {
       await coordinator.close();
     }
   });
+
+  it('cached results are not answered to another service, unless the route is shared', async () => {
+    const { orders, billing, coordinator } = twoServices(new InMemoryIdempotencyRecordStore());
+    try {
+      const answers: unknown[] = [];
+      for (const shared of [false, true]) {
+        const quotes = route('singleFlight', shared);
+        const id = shared ? 'q-cached-shared' : 'q-cached-own';
+        const quote = (executor: ProtectedCallExecutor, by: string) =>
+          executor.execute({
+            route: quotes,
+            keys: resolveCallKeys(quotes, request(undefined, id)),
+            handler: async () => json({ by }),
+          });
+        await quote(orders.executor, 'orders');
+        answers.push(
+          await quote(billing.executor, 'billing').then(
+            (result) => result.response.body,
+            (error: unknown) => error,
+          ),
+        );
+      }
+
+      expect(answers[0]).toBeInstanceOf(ForeignOwnerError);
+      expect(answers[0]).toMatchObject(foreign);
+      expect(answers[1]).toEqual({ kind: 'json', value: { by: 'orders' } });
+      expect(
+        billing.events.map((event) => [event.outcome, event.owner, event.foreignOwner]),
+      ).toEqual([
+        ['cached', undefined, undefined],
+        ['foreign_owner', 'billing-api', 'orders-api'],
+        ['cached', undefined, undefined],
+      ]);
+    } finally {
+      await coordinator.close();
+    }
+  });
 });
