@@ -42,6 +42,16 @@ local time, nowMs = redisTime()
 local leaseTtl = tonumber(ARGV[4])
 local retention = tonumber(ARGV[5])
 
+-- Adds the claiming service to the fields a claim writes, in the same HSET; false without one.
+local function withService(fields)
+  if ARGV[6] == '' then
+    return false
+  end
+  fields[#fields + 1] = 'service'
+  fields[#fields + 1] = ARGV[6]
+  return true
+end
+
 -- A replay says which record it comes from.
 local function answerFrom(index, answer)
   if answer[1] == 'replay' then
@@ -69,25 +79,24 @@ end
 
 if not abandoned then
   local fence = microseconds(time)
-  redis.call('HSET', KEYS[1],
+  local fields = {
     'identity', ARGV[1], 'digest', ARGV[2], 'status', 'in_progress', 'owner', ARGV[3],
     'fence', fence, 'leaseExpiresAt', integer(nowMs + leaseTtl), 'retention', ARGV[5],
-    'createdAt', integer(nowMs))
-  if ARGV[6] ~= '' then
-    redis.call('HSET', KEYS[1], 'service', ARGV[6])
-  end
+    'createdAt', integer(nowMs) }
+  withService(fields)
+  redis.call('HSET', KEYS[1], unpack(fields))
   redis.call('PEXPIRE', KEYS[1], integer(leaseTtl + retention))
   return { 'acquired', tonumber(fence) }
 end
 
 local fence = redis.call('HINCRBY', KEYS[1], 'fence', 1)
-redis.call('HSET', KEYS[1],
+local fields = {
   'digest', ARGV[2], 'owner', ARGV[3], 'leaseExpiresAt', integer(nowMs + leaseTtl),
-  'retention', ARGV[5], 'createdAt', integer(nowMs))
-if ARGV[6] ~= '' then
-  redis.call('HSET', KEYS[1], 'service', ARGV[6])
-else
+  'retention', ARGV[5], 'createdAt', integer(nowMs) }
+if not withService(fields) then
+  -- Taken over by a caller naming no service: the previous holder's is not the record's now.
   redis.call('HDEL', KEYS[1], 'service')
 end
+redis.call('HSET', KEYS[1], unpack(fields))
 redis.call('PEXPIRE', KEYS[1], integer(leaseTtl + retention))
 return { 'acquired', fence }
