@@ -69,6 +69,8 @@ export {
 } from './record/stored-response.codec.js';
 /** The fixed-length hash a store indexes a record's identity by. */
 export { recordKeyHash } from './record/record-key-hash.js';
+/** The owner of a record that a `begin` must not replay nor overwrite, if it has one. */
+export { foreignOwnerOf } from './record/foreign-owner-of.js';
 export { isTransactionalRecordStore } from './record/transactional-idempotency-record-store.port.js';
 export { positiveWholeNumber } from './record/invalid-record-option.error.js';
 export { systemClock, type Clock } from './time/clock.js';

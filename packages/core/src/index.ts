@@ -168,6 +168,8 @@ export {
   IdempotencyConflictError,
   IdempotencyMismatchError,
 } from './call/idempotency-conflict.errors.js';
+/** The key met a record of another service (409): neither replayed nor overwritten. */
+export { ForeignOwnerError } from './errors/foreign-owner.error.js';
 export { FlightBusyError } from './flight/flight-busy.error.js';
 export { SharedFlightError } from './flight/shared-flight.error.js';
 /** A run that lost its lease, or ran past `maxDuration`. */

@@ -1,7 +1,8 @@
 -- Decides, in one round trip, what a SingleFlight caller does next.
 -- KEYS[1] lease   KEYS[2] result   KEYS[3] error   KEYS[4] fence   KEYS[5] waiters
 -- ARGV[1] owner token   ARGV[2] lease TTL (ms)
--- Returns {'cached', payload} | {'failed', payload} | {'leader', fence} | {'busy', pttl}
+-- Returns {'cached', payload} | {'failed', payload} | {'leader', fence} |
+--   {'busy', pttl, holder}   holder: the owner token of the lease, which may name its service
 
 --#include redis-clock
 
@@ -36,4 +37,4 @@ local pttl = redis.call('PTTL', KEYS[1])
 if pttl > 0 then
   redis.call('SET', KEYS[5], '1', 'PX', pttl)
 end
-return { 'busy', pttl }
+return { 'busy', pttl, redis.call('GET', KEYS[1]) }

@@ -9,7 +9,11 @@
 -- ARGV[3]  owner token            random per call
 -- ARGV[4]  lease TTL (ms)         positive integer
 -- ARGV[5]  retention (ms)         positive integer, kept for complete and renew
+-- ARGV[6]  service                the claiming service, stored as `service`; '' stores none and
+--                                 compares none
+-- ARGV[7]  shared                 '1' when the route is shared: other services' records answer
 -- Returns one of
+--   { 'foreign_owner', service }  a live record of another service, left untouched
 --   { 'acquired', fence }
 --   { 'replay', responseStatus, responseHeaders, bodyKind, body, keyIndex }
 --   { 'mismatch' }
@@ -38,21 +42,33 @@ local time, nowMs = redisTime()
 local leaseTtl = tonumber(ARGV[4])
 local retention = tonumber(ARGV[5])
 
+-- Adds the claiming service to the fields a claim writes, in the same HSET; false without one.
+local function withService(fields)
+  if ARGV[6] == '' then
+    return false
+  end
+  fields[#fields + 1] = 'service'
+  fields[#fields + 1] = ARGV[6]
+  return true
+end
+
 -- A replay says which record it comes from.
 local function answerFrom(index, answer)
   if answer[1] == 'replay' then
     answer[6] = index
+  elseif answer[1] == 'foreign_owner' then
+    answer[3] = index
   end
   return answer
 end
 
-local answer, abandoned = liveAnswer(KEYS[1], ARGV[2], nowMs)
+local answer, abandoned = liveAnswer(KEYS[1], ARGV[2], nowMs, ARGV[6], ARGV[7])
 if answer then
   return answerFrom(1, answer)
 end
 
 for i = 2, #KEYS do
-  local previous, previousAbandoned = liveAnswer(KEYS[i], ARGV[2], nowMs)
+  local previous, previousAbandoned = liveAnswer(KEYS[i], ARGV[2], nowMs, ARGV[6], ARGV[7])
   if previous then
     return answerFrom(i, previous)
   end
@@ -63,17 +79,24 @@ end
 
 if not abandoned then
   local fence = microseconds(time)
-  redis.call('HSET', KEYS[1],
+  local fields = {
     'identity', ARGV[1], 'digest', ARGV[2], 'status', 'in_progress', 'owner', ARGV[3],
     'fence', fence, 'leaseExpiresAt', integer(nowMs + leaseTtl), 'retention', ARGV[5],
-    'createdAt', integer(nowMs))
+    'createdAt', integer(nowMs) }
+  withService(fields)
+  redis.call('HSET', KEYS[1], unpack(fields))
   redis.call('PEXPIRE', KEYS[1], integer(leaseTtl + retention))
   return { 'acquired', tonumber(fence) }
 end
 
 local fence = redis.call('HINCRBY', KEYS[1], 'fence', 1)
-redis.call('HSET', KEYS[1],
+local fields = {
   'digest', ARGV[2], 'owner', ARGV[3], 'leaseExpiresAt', integer(nowMs + leaseTtl),
-  'retention', ARGV[5], 'createdAt', integer(nowMs))
+  'retention', ARGV[5], 'createdAt', integer(nowMs) }
+if not withService(fields) then
+  -- Taken over by a caller naming no service: the previous holder's is not the record's now.
+  redis.call('HDEL', KEYS[1], 'service')
+end
+redis.call('HSET', KEYS[1], unpack(fields))
 redis.call('PEXPIRE', KEYS[1], integer(leaseTtl + retention))
 return { 'acquired', fence }

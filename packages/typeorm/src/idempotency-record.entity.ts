@@ -20,6 +20,11 @@ export class IdempotencyRecord {
   status!: IdempotencyRecordStatus;
   /** Random token of the lease holder; checked with the fence on every change. */
   ownerToken!: string;
+  /**
+   * The service that claimed the record (its `service` option); `null` for a record written
+   * before owners were stored, which counts as every service's own.
+   */
+  owner!: string | null;
   /** Grows on every takeover; a confirmation must carry the current one. */
   fence!: number;
   /** When the holder's lease runs out unless renewed; another request may then take over. */

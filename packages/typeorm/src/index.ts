@@ -12,6 +12,7 @@
 export * from './idempotency-record.entity.js';
 export * from './idempotency-record.schema.js';
 export * from './create-idempotency-record-table.migration.js';
+export * from './add-idempotency-record-owner.migration.js';
 export * from './with-idempotency-records.js';
 export * from './typeorm-idempotency-record.store.js';
 export * from './typeorm-idempotency-record-store.options.js';

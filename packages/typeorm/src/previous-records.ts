@@ -1,4 +1,4 @@
-import type { BeginOutcome } from '@oncely/core';
+import type { BeginOptions, BeginOutcome } from '@oncely/core';
 import { recordKeyHash } from '@oncely/core/adapter';
 import type { RecordConnection } from './record-connection.js';
 import { liveAnswer, type RecordRow } from './record-row.js';
@@ -23,6 +23,7 @@ export async function previousRecordsAnswer(
   connection: RecordConnection,
   previousIdentities: readonly string[],
   digest: string,
+  options: BeginOptions,
   now: () => number,
 ): Promise<BeginOutcome | undefined> {
   const { statements } = connection;
@@ -30,7 +31,10 @@ export async function previousRecordsAnswer(
   for (let read = 0; read < maxReads; read += 1) {
     const rows = (await connection.execute(statements.selectMany(hashes.length), hashes))
       .records as (RecordRow & { key_hash: string })[];
-    const answer = await answerOf(connection, rows, hashes, previousIdentities, digest, now());
+    const answer = await answerOf(connection, rows, hashes, previousIdentities, digest, {
+      options,
+      now: now(),
+    });
     if (answer !== 'read again') return answer;
   }
   // Holders keep changing these rows: somebody is actively working on this request.
@@ -43,13 +47,13 @@ async function answerOf(
   hashes: readonly string[],
   previousIdentities: readonly string[],
   digest: string,
-  now: number,
+  { options, now }: { options: BeginOptions; now: number },
 ): Promise<BeginOutcome | undefined | 'read again'> {
   for (const [index, keyHash] of hashes.entries()) {
     const row = rows.find((candidate) => candidate.key_hash === keyHash);
     if (!row) continue;
-    const answer = liveAnswer(row, digest, now);
-    if (answer?.kind === 'replay') {
+    const answer = liveAnswer(row, digest, now, options);
+    if (answer?.kind === 'replay' || answer?.kind === 'foreign_owner') {
       return { ...answer, previousIdentity: previousIdentities[index] as string };
     }
     if (answer) return answer;

@@ -33,16 +33,16 @@ export class RecordStatements {
     const sql = (text: string) => this.numbered(text);
 
     this.insert = sql(
-      `INSERT INTO ${table} (${c('key_hash')}, ${c('key')}, ${c('fingerprint')}, ${c('status')}, ${c('owner_token')}, ${c('fence')}, ${c('lease_expires_at')}, ${c('retention_ms')}, ${c('created_at')}, ${c('expires_at')}) ` +
-        `VALUES (?, ?, ?, 'in_progress', ?, 1, ?, ?, ?, ?)`,
+      `INSERT INTO ${table} (${c('key_hash')}, ${c('key')}, ${c('fingerprint')}, ${c('status')}, ${c('owner_token')}, ${c('fence')}, ${c('lease_expires_at')}, ${c('retention_ms')}, ${c('created_at')}, ${c('expires_at')}, ${c('owner')}) ` +
+        `VALUES (?, ?, ?, 'in_progress', ?, 1, ?, ?, ?, ?, ?)`,
     );
-    this.recordColumns = `${c('fingerprint')}, ${c('status')}, ${c('owner_token')}, ${c('fence')}, ${c('expires_at')}, ${c('response_status')}, ${c('response_headers')}, ${c('response_body_kind')}, ${c('response_body')}`;
+    this.recordColumns = `${c('fingerprint')}, ${c('status')}, ${c('owner_token')}, ${c('owner')}, ${c('fence')}, ${c('expires_at')}, ${c('response_status')}, ${c('response_headers')}, ${c('response_body_kind')}, ${c('response_body')}`;
     this.select = sql(`SELECT ${this.recordColumns} FROM ${table} WHERE ${c('key_hash')} = ?`);
     // The previous holder is named by owner and fence: of concurrent takers that read the same
     // row exactly one matches, and a row completed, renewed or re-created meanwhile matches none.
     this.takeOver = sql(
       `UPDATE ${table} SET ${c('fingerprint')} = ?, ${c('status')} = 'in_progress', ${c('owner_token')} = ?, ${c('fence')} = ${c('fence')} + 1, ` +
-        `${c('lease_expires_at')} = ?, ${c('retention_ms')} = ?, ${c('created_at')} = ?, ${c('expires_at')} = ?, ${c('completed_at')} = NULL, ` +
+        `${c('lease_expires_at')} = ?, ${c('retention_ms')} = ?, ${c('created_at')} = ?, ${c('expires_at')} = ?, ${c('owner')} = ?, ${c('completed_at')} = NULL, ` +
         `${c('response_status')} = NULL, ${c('response_headers')} = NULL, ${c('response_body_kind')} = NULL, ${c('response_body')} = NULL ` +
         `WHERE ${c('key_hash')} = ? AND ${c('owner_token')} = ? AND ${c('fence')} = ? AND ${c('expires_at')} <= ?`,
     );

@@ -6,6 +6,8 @@ import type { IdempotencyRecord } from './idempotency-record.entity.js';
 export const recordTableName = 'oncely_idempotency_record';
 export const keyHashIndexName = 'UQ_oncely_idempotency_record_key_hash';
 export const expiresAtIndexName = 'IDX_oncely_idempotency_record_expires_at';
+/** The column added by `AddIdempotencyRecordOwner1798761600000`. */
+export const ownerColumnName = 'owner';
 
 /**
  * The record table's name on `dataSource`, qualified as the store's statements qualify it: by the
@@ -89,6 +91,14 @@ export function recordColumns(dialect: RecordDialect): RecordColumn[] {
     hex('fingerprint', 'fingerprint'),
     { property: 'status', name: 'status', type: 'varchar', length: 16 },
     hex('ownerToken', 'owner_token'),
+    {
+      property: 'owner',
+      name: ownerColumnName,
+      type: 'varchar',
+      length: 128,
+      nullable: true,
+      ...(mysql ? { charset: 'utf8mb4', collation: 'utf8mb4_bin' } : {}),
+    },
     { property: 'fence', name: 'fence', type: 'integer', numeric: true },
     epochMs('leaseExpiresAt', 'lease_expires_at'),
     epochMs('retentionMs', 'retention_ms'),

@@ -120,12 +120,12 @@ export class TypeOrmIdempotencyRecordStore implements TransactionalIdempotencyRe
   async begin(identity: string, digest: string, options: BeginOptions): Promise<BeginOutcome> {
     const leaseTtlMs = positiveWholeNumber('leaseTtlMs', options.leaseTtlMs);
     const retentionMs = positiveWholeNumber('retentionMs', options.retentionMs);
-    const claimed = await this.claim(identity, digest, leaseTtlMs, retentionMs);
+    const claimed = await this.claim(identity, digest, leaseTtlMs, retentionMs, options);
     const previous = options.previousIdentities ?? [];
     if (claimed.kind !== 'acquired' || previous.length === 0) return claimed;
     let answer: BeginOutcome | undefined;
     try {
-      answer = await previousRecordsAnswer(this.connection, previous, digest, () =>
+      answer = await previousRecordsAnswer(this.connection, previous, digest, options, () =>
         this.clock.now(),
       );
     } catch (error) {
@@ -143,6 +143,7 @@ export class TypeOrmIdempotencyRecordStore implements TransactionalIdempotencyRe
     digest: string,
     leaseTtlMs: number,
     retentionMs: number,
+    options: BeginOptions,
   ): Promise<BeginOutcome> {
     const { statements } = this.connection;
     const keyHash = recordKeyHash(identity);
@@ -155,7 +156,15 @@ export class TypeOrmIdempotencyRecordStore implements TransactionalIdempotencyRe
         lease: { identity, keyHash, ownerToken, fence, leaseExpiresAt: new Date(leaseExpiresAt) },
       });
       // The columns a new holder writes, in the order both `insert` and `takeOver` take them.
-      const holder = [digest, ownerToken, leaseExpiresAt, retentionMs, now, leaseExpiresAt];
+      const holder = [
+        digest,
+        ownerToken,
+        leaseExpiresAt,
+        retentionMs,
+        now,
+        leaseExpiresAt,
+        options.owner ?? null,
+      ];
       try {
         await this.connection.execute(statements.insert, [keyHash, identity, ...holder]);
         return lease(1);
@@ -166,7 +175,7 @@ export class TypeOrmIdempotencyRecordStore implements TransactionalIdempotencyRe
       const [row] = (await this.connection.execute(statements.select, [keyHash]))
         .records as RecordRow[];
       if (!row) continue;
-      const answer = liveAnswer(row, digest, now);
+      const answer = liveAnswer(row, digest, now, options);
       if (answer) return answer;
 
       // Expired: an abandoned lease, or a completed record past its retention. Either way the

@@ -1,10 +1,14 @@
 import type { DataSourceOptions, MixedList } from 'typeorm';
+import { AddIdempotencyRecordOwner1798761600000 } from './add-idempotency-record-owner.migration.js';
 import { CreateIdempotencyRecordTable1767225600000 } from './create-idempotency-record-table.migration.js';
 import { idempotencyRecordEntity } from './idempotency-record.schema.js';
 import { UnsupportedDatabaseError } from './unsupported-database.error.js';
 
 /** The migrations that create and evolve oncely's tables, oldest first. */
-export const idempotencyRecordMigrations = [CreateIdempotencyRecordTable1767225600000];
+export const idempotencyRecordMigrations = [
+  CreateIdempotencyRecordTable1767225600000,
+  AddIdempotencyRecordOwner1798761600000,
+];
 
 /**
  * The part of DataSource options `withIdempotencyRecords` reads and extends. `DataSourceOptions`

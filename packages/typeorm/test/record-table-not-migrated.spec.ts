@@ -3,6 +3,7 @@ import {
   RecordTableNotMigratedError,
   TypeOrmIdempotencyRecordStore,
   UninitializedDataSourceError,
+  idempotencyRecordMigrations,
   recordTableName,
 } from '@oncely/typeorm';
 import { DataSource } from 'typeorm';
@@ -21,17 +22,27 @@ describe.each(recordDatabases())('the record table check at start-up on %s', (_,
 
   afterAll(() => database.tearDown());
 
-  /** Runs `check` on the table as `breakTable` leaves it, then has the migration put it back. */
+  async function tablePresent(): Promise<boolean> {
+    const runner = dataSource.createQueryRunner();
+    return runner.hasTable(recordTableName).finally(() => runner.release());
+  }
+
+  /** Runs `check` on the table as `breakTable` leaves it, then has the migrations put it back. */
   async function withBrokenTable(breakTable: () => Promise<unknown>, check: () => Promise<void>) {
     await breakTable();
     try {
       await check();
     } finally {
-      const runner = dataSource.createQueryRunner();
-      const present = await runner.hasTable(recordTableName).finally(() => runner.release());
-      if (present) await dataSource.undoLastMigration();
+      for (let undo = 0; undo < idempotencyRecordMigrations.length; undo += 1) {
+        if (!(await tablePresent())) break;
+        await dataSource.undoLastMigration();
+      }
       await dataSource.runMigrations();
     }
+  }
+
+  async function undoAllMigrations(): Promise<void> {
+    for (const _ of idempotencyRecordMigrations) await dataSource.undoLastMigration();
   }
 
   it('passes on the migrated table', async () => {
@@ -41,27 +52,24 @@ describe.each(recordDatabases())('the record table check at start-up on %s', (_,
   });
 
   it('fails the engine start on a missing table, naming the migration and how to run it', () =>
-    withBrokenTable(
-      () => dataSource.undoLastMigration(),
-      async () => {
-        const engine = createOncelyEngine({
-          namespace: 'shop',
-          store: new TypeOrmIdempotencyRecordStore(dataSource),
-        });
-        const failure = engine.start();
-        await expect(failure).rejects.toBeInstanceOf(RecordTableNotMigratedError);
-        await expect(failure).rejects.toBeInstanceOf(OncelyConfigurationError);
-        await expect(failure).rejects.toMatchObject({
-          code: 'record_table_not_migrated',
-          missingColumns: [],
-          table: expect.stringMatching(/oncely_idempotency_record$/),
-        });
-        await expect(failure).rejects.toThrow(/does not exist/);
-        await expect(failure).rejects.toThrow(howToFix);
-        // A refused start closes what the engine owns; the DataSource is the app's and stays open.
-        expect(dataSource.isInitialized).toBe(true);
-      },
-    ));
+    withBrokenTable(undoAllMigrations, async () => {
+      const engine = createOncelyEngine({
+        namespace: 'shop',
+        store: new TypeOrmIdempotencyRecordStore(dataSource),
+      });
+      const failure = engine.start();
+      await expect(failure).rejects.toBeInstanceOf(RecordTableNotMigratedError);
+      await expect(failure).rejects.toBeInstanceOf(OncelyConfigurationError);
+      await expect(failure).rejects.toMatchObject({
+        code: 'record_table_not_migrated',
+        missingColumns: [],
+        table: expect.stringMatching(/oncely_idempotency_record$/),
+      });
+      await expect(failure).rejects.toThrow(/does not exist/);
+      await expect(failure).rejects.toThrow(howToFix);
+      // A refused start closes what the engine owns; the DataSource is the app's and stays open.
+      expect(dataSource.isInitialized).toBe(true);
+    }));
 
   it('fails on a table whose columns are behind, naming the missing ones', () =>
     withBrokenTable(
@@ -75,6 +83,19 @@ describe.each(recordDatabases())('the record table check at start-up on %s', (_,
         await expect(failure).rejects.toMatchObject({ missingColumns: ['completed_at'] });
         await expect(failure).rejects.toThrow(/lacks the column\(s\) completed_at/);
         await expect(failure).rejects.toThrow(howToFix);
+      },
+    ));
+
+  it('fails on a table created before owners were stored, naming the migration adding them', () =>
+    withBrokenTable(
+      () => dataSource.undoLastMigration(),
+      async () => {
+        const failure = new TypeOrmIdempotencyRecordStore(dataSource).start();
+        await expect(failure).rejects.toBeInstanceOf(RecordTableNotMigratedError);
+        await expect(failure).rejects.toMatchObject({ missingColumns: ['owner'] });
+        await expect(failure).rejects.toThrow(
+          /lacks the column\(s\) owner, .*\(AddIdempotencyRecordOwner1798761600000\) have not run/,
+        );
       },
     ));
 

@@ -227,15 +227,60 @@ describe.each(recordDatabases())('TypeOrmIdempotencyRecordStore on %s', (_, data
     expect(rows.map((row) => row.key).sort()).toEqual([...live].sort());
   });
 
-  it('the migration reverts cleanly and applies again', async () => {
-    const hasRecordsTable = async () => {
-      const runner = dataSource.createQueryRunner();
-      try {
-        return await runner.hasTable('oncely_idempotency_record');
-      } finally {
-        await runner.release();
-      }
-    };
+  async function hasRecordsTable(): Promise<boolean> {
+    const runner = dataSource.createQueryRunner();
+    try {
+      return await runner.hasTable('oncely_idempotency_record');
+    } finally {
+      await runner.release();
+    }
+  }
+
+  it('stamps the owner on the row, and a record of another owner stays as it was', async () => {
+    const store = new TypeOrmIdempotencyRecordStore(dataSource);
+    const identity = newIdentity('owner-row');
+    const lease = acquired(
+      await store.begin(identity, 'a'.repeat(64), { ...timing, owner: 'orders-api' }),
+    );
+    await store.complete(lease, created);
+    const completed = await rawRow(identity);
+    expect(completed).toMatchObject({ owner: 'orders-api' });
+
+    const foreign = await store.begin(identity, 'b'.repeat(64), {
+      ...timing,
+      owner: 'billing-api',
+    });
+
+    expect(foreign).toEqual({ kind: 'foreign_owner', owner: 'orders-api' });
+    expect(await rawRow(identity)).toEqual(completed);
+  });
+
+  it('a record written before the owner migration replays for any service after it', async () => {
+    const store = new TypeOrmIdempotencyRecordStore(dataSource);
+    const identity = newIdentity('pre-upgrade');
+    const lease = acquired(await store.begin(identity, 'a'.repeat(64), timing));
+    await store.complete(lease, created);
+    await dataSource.undoLastMigration();
+    expect(await rawRow(identity)).not.toHaveProperty('owner');
+
+    await dataSource.runMigrations();
+
+    expect(await rawRow(identity)).toMatchObject({ owner: null });
+    for (const owner of ['orders-api', 'billing-api']) {
+      const replay = await store.begin(identity, 'a'.repeat(64), { ...timing, owner });
+      expect(replay).toEqual({ kind: 'replay', response: expect.anything() });
+    }
+  });
+
+  it('the migrations revert cleanly, one by one, and apply again', async () => {
+    await dataSource.undoLastMigration();
+    expect(await hasRecordsTable()).toBe(true);
+    const runner = dataSource.createQueryRunner();
+    try {
+      expect(await runner.hasColumn('oncely_idempotency_record', 'owner')).toBe(false);
+    } finally {
+      await runner.release();
+    }
     await dataSource.undoLastMigration();
     expect(await hasRecordsTable()).toBe(false);
 

@@ -1,6 +1,7 @@
 import type { OncelyEvent, OncelyEventListener, OncelyOutcome } from '../events/oncely-event.js';
 import { OncelyEventDispatcher, type OncelyEventDraft } from '../events/oncely-event-dispatcher.js';
 import type { Clock } from '../time/clock.js';
+import { ForeignOwnerError } from '../errors/foreign-owner.error.js';
 
 /** Hears the decisions of one call (its trace): the last one is the call's. */
 export type CallDecisionObserver = (outcome: OncelyOutcome) => void;
@@ -39,6 +40,10 @@ export class CallEvents {
     const event: OncelyEventDraft = { mechanism, outcome, operation, key };
     if (startedAt !== undefined) event.durationMs = this.clock.now() - startedAt;
     if (error !== undefined) event.error = error;
+    if (error instanceof ForeignOwnerError) {
+      event.owner = error.owner;
+      event.foreignOwner = error.foreignOwner;
+    }
     this.#dispatcher.emit(event);
   }
 

@@ -24,7 +24,12 @@ export const CALL_SPAN_ATTRIBUTES = {
 } as const;
 
 /** Decisions that refuse a request for what it is: answered, not failed. */
-const REFUSALS: ReadonlySet<OncelyOutcome> = new Set(['conflict', 'mismatch', 'refused']);
+const REFUSALS: ReadonlySet<OncelyOutcome> = new Set([
+  'conflict',
+  'mismatch',
+  'foreign_owner',
+  'refused',
+]);
 
 /**
  * One protected call's span, as the call describes it: the keys once they are known, the last

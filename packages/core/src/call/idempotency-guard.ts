@@ -1,3 +1,4 @@
+import { ForeignOwnerError } from '../errors/foreign-owner.error.js';
 import { FlightBusyError } from '../flight/flight-busy.error.js';
 import { guardFlightKey } from '../flight/flight-lease-admin.port.js';
 import type { BusinessKey } from '../key/key.types.js';
@@ -19,7 +20,7 @@ import type {
   ProtectedCallResult,
 } from './protected-call.types.js';
 import type { ResolvedIdempotentRoute } from './protected-route.js';
-import { runUnderRecord } from './record-protocol.js';
+import { foreignOwner, runUnderRecord } from './record-protocol.js';
 import { ResponseSignal } from './response-signal.js';
 
 /**
@@ -81,6 +82,7 @@ export async function runGuarded(
         onBusy: route.onBusy,
         failurePolicy: recordGuardFailurePolicy,
         onCoordinatorDown: 'open',
+        shared: route.shared,
       },
     );
     const { value, source } = await refusedOnceExecuting(local.call, guarded, () => {
@@ -91,6 +93,16 @@ export async function runGuarded(
       if (mine !== undefined) return mine;
     }
     if (source === 'joined') refuseJoined();
+    const { service } = env.engines;
+    // The guard's cache is the coordinator's: another service on it may have filled it.
+    if (
+      value.owner !== undefined &&
+      service !== undefined &&
+      value.owner !== service &&
+      !route.shared
+    ) {
+      throw foreignOwner(env, route, key.identity, value.owner);
+    }
     if (value.digest !== key.digest) {
       events.emit('idempotency', 'mismatch', route.operation, key.identity);
       throw new IdempotencyMismatchError(key.identity);
@@ -104,6 +116,19 @@ export async function runGuarded(
       if (mine !== undefined) return mine;
       refuseJoined();
       return sharedReply(error.response);
+    }
+    // The guard's lease held by another service; the record's refusal was reported already.
+    if (error instanceof ForeignOwnerError && error.key === flightKey) {
+      const refusal = new ForeignOwnerError(key.identity, error.owner, error.foreignOwner);
+      events.emit(
+        'idempotency',
+        'foreign_owner',
+        route.operation,
+        key.identity,
+        startedAt,
+        refusal,
+      );
+      throw refusal;
     }
     if (error instanceof FlightBusyError) {
       events.emit('idempotency', 'conflict', route.operation, key.identity);

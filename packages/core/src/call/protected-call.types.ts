@@ -43,6 +43,12 @@ export interface ProtectedCallEngines {
   readonly tracer?: CallTracer | (() => CallTracer | undefined);
   /** Time source for record leases and retention; the system clock by default. */
   readonly clock?: Clock;
+  /**
+   * The service stamped on every record it claims (the app's `service`); a record of another
+   * service under a key is then refused (`ForeignOwnerError`) unless the route is `shared`.
+   * Without it, no owners are stored or compared.
+   */
+  readonly service?: string;
 }
 
 /** What a handler gets while oncely runs it. */

@@ -1,6 +1,7 @@
 import type { BusinessKey } from '../key/key.types.js';
 import type { BeginOptions } from '../record/idempotency-record-store.port.js';
 import { RecordQuotaExceededError } from '../security/record-quota-exceeded.error.js';
+import { ForeignOwnerError } from '../errors/foreign-owner.error.js';
 import { runHandler } from './handler-run.js';
 import {
   IdempotencyConflictError,
@@ -44,11 +45,14 @@ export async function runUnderRecord(
   const deadline = startedAt + (route.onBusy === 'wait' ? route.wait : 0);
   const { events } = env;
   const { previousIdentities } = call.keys;
+  const owner = env.engines.service;
   const options: BeginOptions = {
     leaseTtlMs: route.leaseTtl,
     retentionMs: route.retention,
     ...(previousIdentities && { previousIdentities }),
+    ...(owner !== undefined && { owner, shared: route.shared }),
   };
+  const stamped = owner === undefined ? {} : { owner };
   for (let attempt = 0; ; attempt++) {
     const askedAt = performance.now();
     const begun = await store.begin(key.identity, key.digest, options).catch((error: unknown) => {
@@ -59,7 +63,9 @@ export async function runUnderRecord(
     });
     switch (begun.kind) {
       case 'replay':
-        return { digest: key.digest, response: begun.response, replayed: true };
+        return { digest: key.digest, response: begun.response, replayed: true, ...stamped };
+      case 'foreign_owner':
+        throw foreignOwner(env, route, key.identity, begun.owner);
       case 'mismatch':
         events.emit('idempotency', 'mismatch', route.operation, key.identity);
         throw new IdempotencyMismatchError(key.identity);
@@ -91,10 +97,22 @@ export async function runUnderRecord(
           emit: (outcome, error) =>
             events.emit('idempotency', outcome, route.operation, key.identity, startedAt, error),
         });
-        return { digest: key.digest, response: stored, replayed: false };
+        return { digest: key.digest, response: stored, replayed: false, ...stamped };
       }
     }
   }
+}
+
+/** Reported as an event carrying both owners, which the Prometheus listener counts. */
+export function foreignOwner(
+  env: CallEnvironment,
+  route: ResolvedIdempotentRoute,
+  identity: string,
+  foreign: string,
+): ForeignOwnerError {
+  const error = new ForeignOwnerError(identity, env.engines.service ?? '', foreign);
+  env.events.emit('idempotency', 'foreign_owner', route.operation, identity, undefined, error);
+  return error;
 }
 
 function delay(ms: number): Promise<void> {

@@ -1,4 +1,5 @@
 import type { BusinessKey } from '../key/key.types.js';
+import { ForeignOwnerError } from '../errors/foreign-owner.error.js';
 import { IdempotencyConflictError } from './idempotency-conflict.errors.js';
 import { sharedReply } from './kept-response.js';
 import {
@@ -86,7 +87,19 @@ async function shareRecorded(
     });
   } catch (error) {
     if (refusal !== undefined && error === refusal) throw error;
-    throw local.executing ? conflict() : error;
+    if (local.executing) throw conflict();
+    // Each call refused for a foreign owner is reported once, as the first one was.
+    if (error instanceof ForeignOwnerError) {
+      env.events.emit(
+        'idempotency',
+        'foreign_owner',
+        route.operation,
+        key.identity,
+        undefined,
+        error,
+      );
+    }
+    throw error;
   }
   if (local.executing || !outcome.replayed) throw conflict();
   env.events.emit('idempotency', 'replayed', route.operation, key.identity, startedAt);

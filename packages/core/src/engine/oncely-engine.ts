@@ -95,6 +95,7 @@ export function createOncelyEngine(options: OncelyEngineOptions): OncelyEngine {
       events,
       tracer: tracing.current,
       maxResponseBytes: routes.defaults.maxResponseBytes,
+      service: routes.service,
     }),
   );
   return new Engine(routes, executor, coordinator, store, {

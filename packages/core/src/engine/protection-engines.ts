@@ -22,6 +22,8 @@ export interface ProtectionEnginesOptions {
   readonly tracer?: ProtectedCallEngines['tracer'];
   /** Time source for record leases and retention; the system clock by default. */
   readonly clock?: Clock;
+  /** The service stamped on every record (`ProtectedCallEngines.service`). */
+  readonly service?: string;
 }
 
 /**
@@ -31,10 +33,12 @@ export interface ProtectionEnginesOptions {
  */
 export function createProtectionEngines(options: ProtectionEnginesOptions): ProtectedCallEngines {
   const events = options.events ?? [];
-  const shared =
-    options.maxResponseBytes !== undefined
-      ? { maxResultBytes: Math.ceil(options.maxResponseBytes * 1.5) + 64 * 1024 }
-      : {};
+  const shared = {
+    ...(options.maxResponseBytes !== undefined && {
+      maxResultBytes: Math.ceil(options.maxResponseBytes * 1.5) + 64 * 1024,
+    }),
+    ...(options.service !== undefined && { service: options.service }),
+  };
   return {
     flight: new SingleFlight(options.coordinator, { ...shared, events }),
     guard: new SingleFlight(options.coordinator, {
@@ -48,5 +52,6 @@ export function createProtectionEngines(options: ProtectionEnginesOptions): Prot
     events,
     ...(options.tracer && { tracer: options.tracer }),
     ...(options.clock && { clock: options.clock }),
+    ...(options.service !== undefined && { service: options.service }),
   };
 }

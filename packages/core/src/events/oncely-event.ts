@@ -10,6 +10,7 @@ export type OncelyOutcome =
   | 'replayed'
   | 'conflict'
   | 'mismatch'
+  | 'foreign_owner'
   | 'refused'
   | 'lease_lost'
   | 'coordinator_down'
@@ -30,6 +31,10 @@ export interface OncelyEvent {
   readonly key: string;
   /** Milliseconds from the call's start to this decision, where the deciding layer measures it. */
   readonly durationMs?: number;
+  /** `foreign_owner`: the service of the call that met another service's record. */
+  readonly owner?: string;
+  /** `foreign_owner`: the service whose record was met (and left untouched). */
+  readonly foreignOwner?: string;
   /** The error behind the outcome, when one caused it (`failed`, `refused`, `lease_lost`, …). */
   readonly error?: unknown;
 }

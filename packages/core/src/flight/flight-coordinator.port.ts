@@ -79,6 +79,11 @@ export type AcquireOutcome =
       readonly kind: 'busy';
       /** Time left on that lease: at most how long before a caller may lead. */
       readonly leaseRemainingMs: number;
+      /**
+       * The owner token holding the lease. An engine whose tokens name its service
+       * (`SingleFlightOptions.service`) reads whose lease it is from it.
+       */
+      readonly holder?: string;
     };
 
 /** What a leader leaves behind: a result or a deterministic error, each with its own TTL. */

@@ -1,4 +1,5 @@
 import type { OncelyOutcome } from '../events/oncely-event.js';
+import { ForeignOwnerError } from '../errors/foreign-owner.error.js';
 import { LeaseLostError } from '../errors/lease-lost.error.js';
 import { FlightBusyError } from './flight-busy.error.js';
 import { CoordinatorUnavailableError } from './flight-coordinator.port.js';
@@ -7,6 +8,7 @@ import { CoordinatorUnavailableError } from './flight-coordinator.port.js';
 export function flightErrorOutcome(error: unknown): OncelyOutcome {
   if (error instanceof FlightBusyError) return 'conflict';
   if (error instanceof LeaseLostError) return 'lease_lost';
+  if (error instanceof ForeignOwnerError) return 'foreign_owner';
   if (error instanceof CoordinatorUnavailableError) return 'coordinator_down';
   return 'failed';
 }

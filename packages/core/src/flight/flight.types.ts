@@ -71,4 +71,9 @@ export interface FlightOptions {
 export interface FlightRunOptions extends FlightOptions {
   /** `namespace:operation:version`, reported in events. */
   readonly operation?: string;
+  /**
+   * The operation is declared `shared: true`: a lease of another service
+   * (`SingleFlightOptions.service`) on the key is waited for as any other, not refused.
+   */
+  readonly shared?: boolean;
 }

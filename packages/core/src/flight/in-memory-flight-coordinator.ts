@@ -73,7 +73,11 @@ export class InMemoryFlightCoordinator implements FlightCoordinator, FlightLease
         : { kind: 'failed', payload: outcome.payload };
     }
     if (state?.lease) {
-      return { kind: 'busy', leaseRemainingMs: state.lease.expiresAt - now };
+      return {
+        kind: 'busy',
+        leaseRemainingMs: state.lease.expiresAt - now,
+        holder: state.lease.owner,
+      };
     }
     this.#states.set(key, { lease: { owner, expiresAt: now + leaseTtlMs } });
     this.#fence += 1;

@@ -11,6 +11,14 @@ export interface SingleFlightOptions extends FlightOptions {
   readonly events?: OncelyEventListener | readonly OncelyEventListener[];
   /** Makes the owner token of each flight; must be unique across every process. */
   readonly ownerId?: () => string;
+  /**
+   * The service running this engine (the app's `service`), stamped on every lease it takes (its
+   * owner tokens read `<service>#<id>`): a caller finding a lease of another service on its key
+   * fails with `ForeignOwnerError` instead of waiting for that service's result, unless the run
+   * is `shared`. A lease whose token names no service (taken before services were stamped)
+   * counts as the caller's own.
+   */
+  readonly service?: string;
   /** Largest serialised result (or shared error) the engine stores, in UTF-8 bytes. */
   readonly maxResultBytes?: number;
   /**
@@ -27,6 +35,15 @@ export interface SingleFlightOptions extends FlightOptions {
     /** Longest delay between polls (ms; default 500). */
     readonly max?: number;
   };
+}
+
+/** Ends the service part of an owner token: service names never contain it. */
+const SERVICE_MARK = '#';
+
+/** The service an owner token names, when it names one. */
+export function serviceOfToken(token: string | undefined): string | undefined {
+  const mark = token?.indexOf(SERVICE_MARK) ?? -1;
+  return mark > 0 ? token!.slice(0, mark) : undefined;
 }
 
 export const flightDefaults = {
@@ -57,6 +74,7 @@ export interface ResolvedEngineOptions {
   readonly flight: ResolvedFlightOptions;
   readonly listeners: readonly OncelyEventListener[];
   readonly ownerId: () => string;
+  readonly service?: string;
   readonly maxResultBytes: number;
   readonly handoffTtl: number;
   readonly backoffInitial: number;
@@ -78,15 +96,21 @@ export function resolveEngineOptions(options: SingleFlightOptions = {}): Resolve
   if (!Array.isArray(listeners) || listeners.some((listener) => typeof listener !== 'function')) {
     throw new InvalidFlightOptionError('events', events, 'a function or an array of functions');
   }
-  const ownerId = options.ownerId ?? randomUUID;
-  if (typeof ownerId !== 'function') {
-    throw new InvalidFlightOptionError('ownerId', ownerId, 'a function returning a unique string');
+  const randomId = options.ownerId ?? randomUUID;
+  if (typeof randomId !== 'function') {
+    throw new InvalidFlightOptionError('ownerId', randomId, 'a function returning a unique string');
   }
+  const { service } = options;
+  if (service !== undefined && (typeof service !== 'string' || !/^[^#\s]+$/.test(service))) {
+    throw new InvalidFlightOptionError('service', service, 'a service name without "#"');
+  }
+  const ownerId = service === undefined ? randomId : () => `${service}${SERVICE_MARK}${randomId()}`;
   const backoff = options.backoff ?? {};
   const resolved: ResolvedEngineOptions = {
     flight,
     listeners: [...(listeners as readonly OncelyEventListener[])],
     ownerId,
+    ...(service !== undefined && { service }),
     maxResultBytes: milliseconds(
       'maxResultBytes',
       options.maxResultBytes ?? flightDefaults.maxResultBytes,

@@ -1,5 +1,6 @@
 import type { OncelyOutcome } from '../events/oncely-event.js';
 import { OncelyEventDispatcher, type OncelyEventDraft } from '../events/oncely-event-dispatcher.js';
+import { ForeignOwnerError } from '../errors/foreign-owner.error.js';
 import { LeaseLostError } from '../errors/lease-lost.error.js';
 import { FlightBusyError } from './flight-busy.error.js';
 import { flightErrorOutcome } from './flight-error.outcome.js';
@@ -20,6 +21,7 @@ import { ResultCodec } from './result-codec.js';
 import {
   resolveEngineOptions,
   resolveFlightOptions,
+  serviceOfToken,
   type ResolvedEngineOptions,
   type ResolvedFlightOptions,
   type SingleFlightOptions,
@@ -133,7 +135,7 @@ export class SingleFlight {
             key,
             work,
             joined ? { ...settings, wait } : settings,
-            operation,
+            { operation, shared: options?.shared === true },
             leadership,
           );
           this.#flights.track(key, flight, settings, leadership);
@@ -163,7 +165,7 @@ export class SingleFlight {
     key: string,
     work: FlightWork<T>,
     settings: ResolvedFlightOptions,
-    operation: string | undefined,
+    { operation, shared }: { operation: string | undefined; shared: boolean },
     leadership: Leadership,
   ): Promise<Landing<T>> {
     const owner = this.#options.ownerId();
@@ -226,6 +228,7 @@ export class SingleFlight {
               leadership,
             );
           case 'busy': {
+            this.#refuseForeign(key, outcome.holder, shared);
             waited = true;
             const remaining = deadline - performance.now();
             const leaseRemaining = Math.max(0, outcome.leaseRemainingMs);
@@ -359,7 +362,19 @@ export class SingleFlight {
       durationMs: performance.now() - startedAt,
     };
     if (error !== undefined) event.error = error;
+    if (error instanceof ForeignOwnerError) {
+      event.owner = error.owner;
+      event.foreignOwner = error.foreignOwner;
+    }
     this.#events.emit(event);
+  }
+
+  /** A lease of another service is no flight to wait for: its result is not this service's. */
+  #refuseForeign(key: string, holder: string | undefined, shared: boolean): void {
+    const { service } = this.#options;
+    const holderService = serviceOfToken(holder);
+    if (service === undefined || shared || holderService === undefined) return;
+    if (holderService !== service) throw new ForeignOwnerError(key, service, holderService);
   }
 }
 

@@ -43,6 +43,11 @@ export const ProblemType = {
   unauthenticated: 'urn:oncely:problem:unauthenticated',
   /** 409: the same key is still running; `Retry-After` says when its outcome may be ready. */
   requestInFlight: 'urn:oncely:problem:request-in-flight',
+  /**
+   * 409: the key holds a record of another service (`owner`, `foreignOwner` name both); nothing
+   * was replayed, overwritten or run.
+   */
+  foreignOwner: 'urn:oncely:problem:foreign-owner',
   /** 422: the idempotency key was used before with a different payload. */
   payloadMismatch: 'urn:oncely:problem:payload-mismatch',
   /** 413: the request body, or the response to keep, is above its limit. */
@@ -140,6 +145,14 @@ const CASES: Readonly<Record<string, (error: Fields) => ProblemCase>> = {
     type: ProblemType.payloadMismatch,
     title: 'Idempotency key reused with a different payload',
     status: 422,
+  }),
+  // 409 like any other conflict with the key's current state; no Retry-After, since retrying
+  // cannot help until one of the services changes its key space.
+  foreign_owner: (e) => ({
+    type: ProblemType.foreignOwner,
+    title: 'Key owned by another service',
+    status: 409,
+    extensions: { owner: e.owner, foreignOwner: e.foreignOwner },
   }),
   payload_too_large: (e) => ({
     type: ProblemType.payloadTooLarge,

@@ -43,7 +43,10 @@ export interface PrometheusListenerOptions {
 
 /**
  * An event listener exporting oncely's decisions to Prometheus: `oncely_decisions_total` by
- * mechanism, operation and outcome, and `oncely_decision_duration_seconds`. Works with any
+ * mechanism, operation and outcome, `oncely_decision_duration_seconds`, and
+ * `oncely_foreign_owner_total` by operation, `owner` and `foreign_owner`: a call that met a
+ * record of another service, the alarm that two services share a key space (alert on any
+ * increase). Works with any
  * adapter's `events` option (Nest or Express). The app passes its own `prom-client` module, so
  * oncely never imports it and it stays the app's dependency.
  *
@@ -61,7 +64,7 @@ export function createPrometheusListener(
   const labelNames = ['mechanism', 'operation', 'outcome'] as const;
   const decisions = new client.Counter({
     name: `${prefix}decisions_total`,
-    help: 'Decisions taken by oncely (executed, joined, shared, cached, replayed, conflict, mismatch, refused, lease_lost, coordinator_down, failed).',
+    help: 'Decisions taken by oncely (executed, joined, shared, cached, replayed, conflict, mismatch, foreign_owner, refused, lease_lost, coordinator_down, failed).',
     labelNames,
     ...registers,
   });
@@ -72,6 +75,12 @@ export function createPrometheusListener(
     buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30],
     ...registers,
   });
+  const foreignOwners = new client.Counter({
+    name: `${prefix}foreign_owner_total`,
+    help: 'Calls that met a record of another service under their key: two services share a key space.',
+    labelNames: ['mechanism', 'operation', 'owner', 'foreign_owner'],
+    ...registers,
+  });
   return (event: OncelyEvent) => {
     const labels = {
       mechanism: event.mechanism,
@@ -79,6 +88,14 @@ export function createPrometheusListener(
       outcome: event.outcome,
     };
     decisions.inc(labels);
+    if (event.outcome === 'foreign_owner') {
+      foreignOwners.inc({
+        mechanism: event.mechanism,
+        operation: labels.operation,
+        owner: event.owner ?? 'unknown',
+        foreign_owner: event.foreignOwner ?? 'unknown',
+      });
+    }
     if (event.durationMs !== undefined) durations.observe(labels, event.durationMs / 1000);
   };
 }

@@ -20,6 +20,11 @@ export interface IdempotencyRecordStore {
    * in one atomic step where it can; otherwise it claims `identity` first and then checks,
    * releasing its claim when a previous record answers, so that two begins each listing the
    * other's identity never both acquire.
+   *
+   * With `options.owner`, the record claimed carries it, and a live record (of the identity or a
+   * previous one) carrying another owner answers `foreign_owner` before anything else is
+   * compared: it is neither replayed nor overwritten. A record without an owner (written before
+   * owners were stored) counts as the caller's own; `options.shared` accepts every owner.
    */
   begin(identity: string, digest: string, options: BeginOptions): Promise<BeginOutcome>;
 
@@ -73,6 +78,13 @@ export interface BeginOptions {
    * deleted). At most a handful; each is one more record to read on a miss.
    */
   readonly previousIdentities?: readonly string[];
+  /**
+   * The service claiming the record (the app's `service`): stored with it, and compared with the
+   * owner of a live record found under the identity. Leave it out to compare no owners.
+   */
+  readonly owner?: string;
+  /** The route declares `shared: true`: records of other owners answer as the caller's own. */
+  readonly shared?: boolean;
 }
 
 /** Proof of holding a record; pass it back to `complete`, `release` and `renew`. */
@@ -108,6 +120,17 @@ export type BeginOutcome =
   | {
       /** A record with the same identity and another digest; it is left untouched. */
       readonly kind: 'mismatch';
+    }
+  | {
+      /**
+       * A live record of another service (`BeginOptions.owner`) under the identity: two services
+       * claim one key space. It is left untouched, and nothing is claimed.
+       */
+      readonly kind: 'foreign_owner';
+      /** The service whose record it is. */
+      readonly owner: string;
+      /** The record met, when it is one of `previousIdentities` rather than the identity. */
+      readonly previousIdentity?: string;
     }
   | {
       /** Another request holds the record and its lease is still valid. */

@@ -6,6 +6,7 @@ import type {
   IdempotencyRecordStore,
   RecordLease,
 } from './idempotency-record-store.port.js';
+import { foreignOwnerOf } from './foreign-owner-of.js';
 import { positiveWholeNumber } from './invalid-record-option.error.js';
 import { LeaseLostError } from '../errors/lease-lost.error.js';
 import { recordKeyHash } from './record-key-hash.js';
@@ -34,6 +35,8 @@ export interface InMemoryIdempotencyRecordStoreOptions {
 
 interface MemoryRecord {
   readonly fingerprint: string;
+  /** The service that claimed it (`BeginOptions.owner`), when it said. */
+  readonly owner?: string;
   readonly ownerToken: string;
   readonly fence: number;
   readonly retentionMs: number;
@@ -84,15 +87,17 @@ export class InMemoryIdempotencyRecordStore
     this.sweepIfDue(now);
     const keyHash = recordKeyHash(identity);
     const existing = this.records.get(keyHash);
-    const own = existing && answerOf(existing, digest, now);
+    const own = existing && answerOf(existing, digest, now, options);
     if (own) return own;
     for (const previousIdentity of options.previousIdentities ?? []) {
       const previousHash = recordKeyHash(previousIdentity);
       const previous = this.records.get(previousHash);
       if (!previous) continue;
-      const answer = answerOf(previous, digest, now);
+      const answer = answerOf(previous, digest, now, options);
       if (answer) {
-        return answer.kind === 'replay' ? { ...answer, previousIdentity } : answer;
+        return answer.kind === 'replay' || answer.kind === 'foreign_owner'
+          ? { ...answer, previousIdentity }
+          : answer;
       }
       // Abandoned under a previous version: its holder must not confirm after this one runs.
       if (!previous.response) this.records.delete(previousHash);
@@ -107,6 +112,7 @@ export class InMemoryIdempotencyRecordStore
     };
     this.records.set(keyHash, {
       fingerprint: digest,
+      ...(options.owner !== undefined && { owner: options.owner }),
       ownerToken: lease.ownerToken,
       fence: lease.fence,
       retentionMs,
@@ -209,8 +215,15 @@ export class InMemoryIdempotencyRecordStore
 }
 
 /** What a live record answers a `begin` with `digest`; `undefined` once it expired. */
-function answerOf(record: MemoryRecord, digest: string, now: number): BeginOutcome | undefined {
+function answerOf(
+  record: MemoryRecord,
+  digest: string,
+  now: number,
+  options: BeginOptions,
+): BeginOutcome | undefined {
   if (record.expiresAt <= now) return undefined;
+  const foreign = foreignOwnerOf(record.owner, options);
+  if (foreign !== undefined) return { kind: 'foreign_owner', owner: foreign };
   if (record.fingerprint !== digest) return { kind: 'mismatch' };
   if (record.response) {
     return { kind: 'replay', response: decodeStoredResponse(copyOf(record.response)) };

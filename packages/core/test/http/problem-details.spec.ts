@@ -1,6 +1,7 @@
 import {
   CoordinatorUnavailableError,
   FlightBusyError,
+  ForeignOwnerError,
   IdempotencyConflictError,
   IdempotencyKeyMalformedError,
   IdempotencyKeyMissingError,
@@ -63,6 +64,26 @@ describe('toProblemResponse', () => {
     expect(problem?.headers['content-type']).toBe('application/problem+json');
     expect(problem?.body).toMatchObject({ type, status, detail: error.message });
     expect(typeof problem?.body.title).toBe('string');
+  });
+
+  it('maps a foreign owner to a 409 naming both services, without Retry-After', () => {
+    const error = new ForeignOwnerError('shop:pay:v1:t:k', 'billing-api', 'orders-api');
+    const problem = toProblemResponse(error);
+
+    expect(problem?.status).toBe(409);
+    expect(problem?.headers).toEqual({ 'content-type': 'application/problem+json' });
+    expect(problem?.body).toEqual({
+      type: 'urn:oncely:problem:foreign-owner',
+      title: 'Key owned by another service',
+      status: 409,
+      detail: error.message,
+      owner: 'billing-api',
+      foreignOwner: 'orders-api',
+    });
+    expect(error.message).toMatch(
+      /held by service "orders-api", not by "billing-api".*shared: true/,
+    );
+    expect(ProblemType.foreignOwner).toBe('urn:oncely:problem:foreign-owner');
   });
 
   it('adds Retry-After in whole seconds, rounded up, to 409s', () => {

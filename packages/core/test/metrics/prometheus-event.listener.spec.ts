@@ -38,6 +38,33 @@ describe('createPrometheusListener', () => {
     ).toBe(1);
   });
 
+  it('counts foreign owners by both services, beside the decision', async () => {
+    const listen = createPrometheusListener(promClient, { registers: [registry] });
+    const operation = 'shop:pay:v1';
+    const foreign = {
+      mechanism: 'idempotency',
+      operation,
+      key: 'k',
+      outcome: 'foreign_owner',
+    } as const;
+    listen({ ...foreign, owner: 'billing-api', foreignOwner: 'orders-api' });
+    listen({ ...foreign, owner: 'billing-api', foreignOwner: 'orders-api' });
+    listen({ ...foreign, owner: 'orders-api', foreignOwner: 'billing-api' });
+    listen({ mechanism: 'idempotency', operation, key: 'k', outcome: 'mismatch' });
+
+    const foreignOwners = 'oncely_foreign_owner_total';
+    const labels = { mechanism: 'idempotency', operation };
+    expect(
+      await value(foreignOwners, { ...labels, owner: 'billing-api', foreign_owner: 'orders-api' }),
+    ).toBe(2);
+    expect(
+      await value(foreignOwners, { ...labels, owner: 'orders-api', foreign_owner: 'billing-api' }),
+    ).toBe(1);
+    const samples = (await registry.getSingleMetric(foreignOwners)?.get())?.values ?? [];
+    expect(samples).toHaveLength(2);
+    expect(await value('oncely_decisions_total', { ...labels, outcome: 'foreign_owner' })).toBe(3);
+  });
+
   it('observes durations in seconds, only for events that carry one', async () => {
     const listen = createPrometheusListener(promClient, { registers: [registry] });
     const event = {
@@ -67,6 +94,7 @@ describe('createPrometheusListener', () => {
     expect((await registry.getMetricsAsJSON()).map((metric) => metric.name).sort()).toEqual([
       'pay_decision_duration_seconds',
       'pay_decisions_total',
+      'pay_foreign_owner_total',
     ]);
   });
 

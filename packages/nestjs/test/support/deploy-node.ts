@@ -1,6 +1,8 @@
 import {
   Body,
   Controller,
+  Get,
+  Header,
   Headers,
   Module,
   Post,
@@ -9,11 +11,13 @@ import {
   type Type,
 } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { createPrometheusListener, type OncelyEvent } from '@oncely/core';
 import { IdempotencyManager, IdempotentKey, OncelyModule } from '@oncely/nestjs';
 import { RedisFlightCoordinator, RedisIdempotencyRecordStore } from '@oncely/redis';
 import { nextParentMessage, reportToParent, services } from '@oncely/testing-kit';
 import { TypeOrmIdempotencyRecordStore, withIdempotencyRecords } from '@oncely/typeorm';
 import { IsString } from 'class-validator';
+import * as promClient from 'prom-client';
 import { DataSource, type EntityManager } from 'typeorm';
 import { HeaderAuthGuard } from '../fixtures/orders.controller.js';
 
@@ -33,6 +37,10 @@ export interface DeployNodeConfig {
   readonly version: string;
   readonly previousVersions?: readonly string[];
   readonly leaseTtl: number;
+  /** The `service` option; the namespace's default when left out. */
+  readonly service?: string;
+  /** Told to the parent with `ready`, to tell replicas apart. */
+  readonly name?: string;
 }
 
 /** What the parent sends: open a held request's gate, or stop. */
@@ -126,10 +134,31 @@ function paymentsController(): Type {
   return PaymentsController;
 }
 
+const metrics = new promClient.Registry();
+
+/** Serves this process's oncely metrics, as a Prometheus scrape reads them. */
+@Controller('metrics')
+class MetricsController {
+  @Get()
+  @Header('content-type', 'text/plain')
+  scrape(): Promise<string> {
+    return metrics.metrics();
+  }
+}
+
+/** Every refusal for a foreign owner is told to the parent as it happens. */
+function reportForeignOwner(event: OncelyEvent): void {
+  if (event.outcome !== 'foreign_owner') return;
+  const { mechanism, outcome, operation, key, owner, foreignOwner } = event;
+  reportToParent({ event: { mechanism, outcome, operation, key, owner, foreignOwner } });
+}
+
 function oncely(): DynamicModule {
   const redis = { host: services.redis.host, port: services.redis.port };
   return OncelyModule.forRoot({
     namespace: config.namespace,
+    ...(config.service !== undefined && { service: config.service }),
+    events: [createPrometheusListener(promClient, { registers: [metrics] }), reportForeignOwner],
     coordinator: new RedisFlightCoordinator(redis, { keyPrefix: config.keyPrefix }),
     store:
       config.store === 'postgres'
@@ -139,13 +168,13 @@ function oncely(): DynamicModule {
   });
 }
 
-@Module({ imports: [oncely()], controllers: [paymentsController()] })
+@Module({ imports: [oncely()], controllers: [paymentsController(), MetricsController] })
 class PaymentsModule {}
 
 const app = await NestFactory.create(PaymentsModule, { logger: false });
 await app.listen(0, '127.0.0.1');
 const address = app.getHttpServer().address() as { port: number };
-reportToParent({ ready: config.version, port: address.port });
+reportToParent({ ready: config.name ?? config.version, port: address.port });
 
 for (;;) {
   const message = await nextParentMessage<ParentMessage>();

@@ -168,7 +168,7 @@ export class RedisFlightCoordinator implements FlightCoordinator, FlightLeaseAdm
 }
 
 function toAcquireOutcome(reply: unknown): AcquireOutcome {
-  const [kind, value] = Array.isArray(reply) ? (reply as unknown[]) : [];
+  const [kind, value, holder] = Array.isArray(reply) ? (reply as unknown[]) : [];
   switch (kind) {
     case 'cached':
       return { kind: 'cached', payload: String(value) };
@@ -178,7 +178,12 @@ function toAcquireOutcome(reply: unknown): AcquireOutcome {
       return { kind: 'leader', fence: Number(value) };
     case 'busy':
       // -1 (a lease without expiry, set by someone else) is reported as "no time left".
-      return { kind: 'busy', leaseRemainingMs: Math.max(0, Number(value)) };
+      return {
+        kind: 'busy',
+        leaseRemainingMs: Math.max(0, Number(value)),
+        // A lease that expired between PTTL and GET has no holder left.
+        ...(typeof holder === 'string' && { holder }),
+      };
     default:
       throw new Error(`Unexpected reply from the oncely acquire script: ${JSON.stringify(reply)}`);
   }

@@ -8,11 +8,12 @@ export type BeginReply = [Buffer, ...(Buffer | number)[]];
 export interface RecordScripts {
   /**
    * `numberOfKeys` record keys follow: the record to claim, then the same request's records
-   * under previous versions; then identity, digest, owner token, lease TTL and retention.
+   * under previous versions; then identity, digest, owner token, lease TTL, retention, the
+   * claiming service ('' for none) and `shared` ('1' or '0').
    */
   begin(numberOfKeys: number, ...keysThenArguments: (string | number)[]): Promise<BeginReply>;
   /** What a previous version's record answers, or `absent`. */
-  previous(recordKey: string, digest: string): Promise<BeginReply>;
+  previous(recordKey: string, digest: string, service: string, shared: string): Promise<BeginReply>;
   complete(
     recordKey: string,
     ownerToken: string,

@@ -72,6 +72,7 @@ export class RedisIdempotencyRecordStore implements IdempotencyRecordStore {
     // Taken before the call: the lease began no earlier, so whatever the offset between this
     // clock and Redis', the holder's `leaseExpiresAt` is never later than the real expiry.
     const sentAt = Date.now();
+    const owners = ownersOf(options);
     const reply = await this.scripts.begin(
       keys.length,
       ...keys,
@@ -80,9 +81,11 @@ export class RedisIdempotencyRecordStore implements IdempotencyRecordStore {
       ownerToken,
       leaseTtlMs,
       retentionMs,
+      ...owners,
     );
-    if (reply[0].toString('latin1') !== 'acquired') {
-      const keyIndex = (reply[5] as number | undefined) ?? 1;
+    const kind = reply[0].toString('latin1');
+    if (kind !== 'acquired') {
+      const keyIndex = (reply[kind === 'foreign_owner' ? 2 : 5] as number | undefined) ?? 1;
       return outcomeOf(reply, atOnce[keyIndex - 2]?.identity);
     }
     const lease: RecordLease = {
@@ -93,7 +96,7 @@ export class RedisIdempotencyRecordStore implements IdempotencyRecordStore {
       leaseExpiresAt: new Date(sentAt + leaseTtlMs),
     };
     if (atOnce.length === previous.length) return { kind: 'acquired', lease };
-    return this.claimedThenChecked(lease, digest, previous);
+    return this.claimedThenChecked(lease, digest, owners, previous);
   }
 
   /**
@@ -105,11 +108,12 @@ export class RedisIdempotencyRecordStore implements IdempotencyRecordStore {
   private async claimedThenChecked(
     lease: RecordLease,
     digest: string,
+    owners: readonly [string, string],
     previous: readonly { identity: string; key: string }[],
   ): Promise<BeginOutcome> {
     try {
       for (const record of previous) {
-        const reply = await this.scripts.previous(record.key, digest);
+        const reply = await this.scripts.previous(record.key, digest, ...owners);
         if (reply[0].toString('latin1') === 'absent') continue;
         await this.release(lease);
         return outcomeOf(reply, record.identity);
@@ -184,6 +188,11 @@ function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
+/** The begin scripts' service and shared arguments: '' compares no owners. */
+function ownersOf(options: BeginOptions): [string, string] {
+  return [options.owner ?? '', options.shared === true ? '1' : '0'];
+}
+
 /** A begin reply other than `acquired` as an outcome; a replay names a previous record's identity. */
 function outcomeOf(reply: BeginReply, previousIdentity: string | undefined): BeginOutcome {
   const kind = reply[0].toString('latin1');
@@ -196,6 +205,10 @@ function outcomeOf(reply: BeginReply, previousIdentity: string | undefined): Beg
     }
     case 'mismatch':
       return { kind };
+    case 'foreign_owner': {
+      const owner = (reply[1] as Buffer).toString('utf8');
+      return previousIdentity === undefined ? { kind, owner } : { kind, owner, previousIdentity };
+    }
     case 'in_progress':
       return { kind, retryAfterMs: reply[1] as number };
     default:

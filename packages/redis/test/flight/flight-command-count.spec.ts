@@ -30,7 +30,8 @@ type Calls = Record<string, number>;
 const inside = {
   acquireCached: { get: 1 },
   acquireLeaderOnNewKey: { get: 2, set: 2, incr: 1, time: 1 },
-  acquireBusy: { get: 2, set: 2, pttl: 1 },
+  // The busy answer names the lease's holder (whose service it is): one GET more, no round trip.
+  acquireBusy: { get: 3, set: 2, pttl: 1 },
   completeResult: { get: 1, set: 1, del: 2 },
   completeResultToWaiters: { get: 1, set: 1, del: 2, publish: 1 },
 } satisfies Record<string, Calls>;

@@ -34,6 +34,22 @@ export const leaseCases: FlightCases = {
     }
   },
 
+  'busy names the owner token holding the lease, so a caller can tell whose lease it is': async ({
+    coordinator,
+  }) => {
+    const key = newKey();
+    const [orders, billing] = ['orders-api#8f1c', '@acme/billing-api#2b7e'];
+    fenceOf(await coordinator.acquire(key, orders, LONG_LEASE));
+    for (const owner of [billing, orders]) {
+      const outcome = await coordinator.acquire(key, owner, LONG_LEASE);
+      assert.equal(outcome.kind === 'busy' && outcome.holder, orders, `busy for ${owner}`);
+    }
+    assert.equal(await coordinator.release(key, orders), true);
+    fenceOf(await coordinator.acquire(key, billing, LONG_LEASE));
+    const outcome = await coordinator.acquire(key, orders, LONG_LEASE);
+    assert.equal(outcome.kind === 'busy' && outcome.holder, billing);
+  },
+
   'release frees the lease without storing anything': async (f) => {
     const key = newKey();
     const first = fenceOf(await f.coordinator.acquire(key, 'owner-a', LONG_LEASE));

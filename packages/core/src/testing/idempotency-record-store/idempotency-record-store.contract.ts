@@ -5,6 +5,7 @@ import type {
   RecordCaseSettings,
 } from './idempotency-record-store.harness.js';
 import { leaseCases } from './lease.cases.js';
+import { ownerCases } from './owner.cases.js';
 import { previousVersionCases } from './previous-version.cases.js';
 import { retentionCases } from './retention.cases.js';
 import { roundTripCases } from './round-trip.cases.js';
@@ -33,5 +34,6 @@ export function idempotencyRecordStoreContract(
     ...retentionCases(settings),
     ...roundTripCases(settings),
     ...previousVersionCases(settings),
+    ...ownerCases(settings),
   });
 }
