@@ -36,7 +36,7 @@ export { storedBodyOf } from './call/stored-body.js';
 export { createProtectionEngines } from './engine/protection-engines.js';
 export type { ProtectionEnginesOptions } from './engine/protection-engines.js';
 /** Checks an option holds a function, in the wording of every other option error. */
-export { requireFunction } from './engine/option-checks.js';
+export { positiveIntegerOption, requireFunction } from './engine/option-checks.js';
 
 // HTTP responses
 

@@ -176,7 +176,8 @@ export { ResultTooLargeError } from './flight/result-too-large.error.js';
 export { UnstorableResponseError } from './record/unstorable-response.error.js';
 export { UnsupportedResponseError } from './http/unsupported-response.error.js';
 export { UnstorableValueError } from './call/unstorable-value.error.js';
-/** A backend that cannot be reached, or data at rest that cannot be opened. */
+/** A backend that cannot be reached or is full, or data at rest that cannot be opened. */
 export { CoordinatorUnavailableError } from './flight/flight-coordinator.port.js';
 export { RecordStoreUnavailableError } from './record/record-store-unavailable.error.js';
+export { InMemoryCapacityError } from './errors/in-memory-capacity.error.js';
 export { SealedDataError, type SealedDataFailure } from './security/sealed-data.error.js';
