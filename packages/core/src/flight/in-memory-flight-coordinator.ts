@@ -18,8 +18,8 @@ export interface InMemoryFlightCoordinatorOptions {
    */
   readonly sweepInterval?: number;
   /**
-   * Most keys held (default 50 000; a key with a small result takes about 500 bytes, so some
-   * 25 MB at the bound). Cached outcomes are a cache: at the bound the least recently used one is
+   * Most keys held (default 50 000; a key with a small result takes 300 to 500 bytes, so some
+   * 15 to 25 MB at the bound). Cached outcomes are a cache: at the bound the least recently used one is
    * dropped (or an expired lease) to make room. A live lease never is, since a second leader
    * would run the work again: when every key held is one, `acquire` of a new key is refused with
    * `InMemoryCapacityError` (a 503 with `Retry-After`).
