@@ -39,6 +39,7 @@ export { InMemoryIdempotencyRecordStore } from './record/in-memory-idempotency-r
 export type { InMemoryIdempotencyRecordStoreOptions } from './record/in-memory-idempotency-record.store.js';
 /** Counts new records per tenant for `recordQuota` in one process. */
 export { InMemoryRecordQuota } from './security/in-memory-record.quota.js';
+export type { InMemoryRecordQuotaOptions } from './security/in-memory-record.quota.js';
 
 // Ports: what a coordinator, a store or a quota implements
 
