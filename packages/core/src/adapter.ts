@@ -41,7 +41,7 @@ export type { ProtectionEnginesOptions } from './engine/protection-engines.js';
  */
 export { DeclaredRoutes, type DeclaredRoutesOptions } from './engine/declared-routes.js';
 /** Checks an option holds a function, in the wording of every other option error. */
-export { requireFunction } from './engine/option-checks.js';
+export { positiveIntegerOption, requireFunction } from './engine/option-checks.js';
 
 // HTTP responses
 

@@ -41,6 +41,7 @@ export { InMemoryIdempotencyRecordStore } from './record/in-memory-idempotency-r
 export type { InMemoryIdempotencyRecordStoreOptions } from './record/in-memory-idempotency-record.store.js';
 /** Counts new records per tenant for `recordQuota` in one process. */
 export { InMemoryRecordQuota } from './security/in-memory-record.quota.js';
+export type { InMemoryRecordQuotaOptions } from './security/in-memory-record.quota.js';
 
 // Ports: what a coordinator, a store or a quota implements
 
@@ -181,7 +182,8 @@ export { ResultTooLargeError } from './flight/result-too-large.error.js';
 export { UnstorableResponseError } from './record/unstorable-response.error.js';
 export { UnsupportedResponseError } from './http/unsupported-response.error.js';
 export { UnstorableValueError } from './call/unstorable-value.error.js';
-/** A backend that cannot be reached, or data at rest that cannot be opened. */
+/** A backend that cannot be reached or is full, or data at rest that cannot be opened. */
 export { CoordinatorUnavailableError } from './flight/flight-coordinator.port.js';
 export { RecordStoreUnavailableError } from './record/record-store-unavailable.error.js';
+export { InMemoryCapacityError } from './errors/in-memory-capacity.error.js';
 export { SealedDataError, type SealedDataFailure } from './security/sealed-data.error.js';

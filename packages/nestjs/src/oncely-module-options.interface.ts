@@ -33,6 +33,12 @@ export interface OncelyModuleOptions extends Omit<OncelyEngineOptions, 'owner'> 
     context: ExecutionContext,
     base: KeyContext,
   ) => KeyContext | Promise<KeyContext>;
+  /**
+   * Most standbys of refused provider-method calls kept at once (default 10 000): each holds its
+   * call's arguments until the lease it waits for ends. A refusal past the bound gets no standby
+   * (a warning says so), and that call is not retried by this app.
+   */
+  readonly maxStandbys?: number;
 }
 
 /**

@@ -5,11 +5,12 @@ import {
   type RegistryClaim,
 } from '@oncely/core';
 import {
+  positiveIntegerOption,
   requireFunction,
   type ProtectedCallExecutor,
   type ProtectedRoute,
 } from '@oncely/core/adapter';
-import { StandbyRegistry } from './method/standby.registry.js';
+import { DEFAULT_MAX_STANDBYS, StandbyRegistry } from './method/standby.registry.js';
 import type {
   OncelyModuleOptions,
   OncelyValidationOptions,
@@ -19,14 +20,13 @@ const OWNER = 'OncelyModule';
 
 /**
  * The module's options resolved once, at start-up: core's engine, built from the shared options,
- * and the two options only Nest has (`keyContext`, `validation`).
+ * and the options only Nest has (`keyContext`, `validation`, `maxStandbys`).
  */
 export class OncelyRuntime {
-  /** The standbys of this app's refused provider-method calls. */
-  readonly standbys = new StandbyRegistry();
-
   private constructor(
     private readonly engine: OncelyEngine,
+    /** The standbys of this app's refused provider-method calls. */
+    readonly standbys: StandbyRegistry,
     /** The module's `validation` option as given; `undefined` follows the app. */
     private readonly validationOption: OncelyValidationOptions | false | undefined,
     private readonly appValidation: () => OncelyValidationOptions | undefined,
@@ -44,9 +44,12 @@ export class OncelyRuntime {
   ): OncelyRuntime {
     // Checked first: a refused option must not leave an engine behind, open.
     requireFunction(OWNER, 'keyContext', options.keyContext, '(context, base) => KeyContext');
-    const { validation, keyContext, ...engineOptions } = options;
+    const { validation, keyContext, maxStandbys, ...engineOptions } = options;
+    const standbys = new StandbyRegistry(
+      positiveIntegerOption(OWNER, 'maxStandbys', maxStandbys, DEFAULT_MAX_STANDBYS),
+    );
     const engine = createOncelyEngine({ ...engineOptions, owner: OWNER });
-    return new OncelyRuntime(engine, validation, appValidation, keyContext);
+    return new OncelyRuntime(engine, standbys, validation, appValidation, keyContext);
   }
 
   get executor(): ProtectedCallExecutor {

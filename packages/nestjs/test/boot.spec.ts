@@ -400,6 +400,9 @@ describe('start-up checks', () => {
       /"coordinator" must be/,
     );
     await expect(boot([], { store: 42 })).rejects.toThrow(/"store" must be/);
+    await expect(boot([], { maxStandbys: 0 })).rejects.toThrow(
+      /"maxStandbys" must be a positive integer \(default 10000\), got 0/,
+    );
   });
 
   it('refuses the former connection options, saying which adapter to wrap them in', async () => {

@@ -18,6 +18,22 @@ export function requireFunction(owner: string, name: string, value: unknown, sha
   }
 }
 
+/** `value`, or `fallback` when it is left out; refused unless it is a positive integer. */
+export function positiveIntegerOption(
+  owner: string,
+  name: string,
+  value: unknown,
+  fallback: number,
+): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+    throw new OncelyConfigurationError(
+      `${owner} option "${name}" must be a positive integer (default ${fallback}), got ${describeOptionValue(value)}.`,
+    );
+  }
+  return value;
+}
+
 /** The `coordinator` option: an instance, or `undefined` for the in-memory default. */
 export function coordinatorOption(owner: string, value: unknown): FlightCoordinator | undefined {
   if (value === undefined || hasMethods(value, 'acquire', 'waitForNotice', 'close')) {

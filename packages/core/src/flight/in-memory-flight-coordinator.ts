@@ -5,6 +5,7 @@ import type {
   FlightOutcome,
 } from './flight-coordinator.port.js';
 import type { FlightLeaseAdmin } from './flight-lease-admin.port.js';
+import { InMemoryCapacityError } from '../errors/in-memory-capacity.error.js';
 import { InvalidFlightOptionError } from './invalid-flight-option.error.js';
 
 /** Options of `InMemoryFlightCoordinator`. */
@@ -16,7 +17,18 @@ export interface InMemoryFlightCoordinatorOptions {
    * a call touches are dropped at once when expired. 0 disables the timer.
    */
   readonly sweepInterval?: number;
+  /**
+   * Most keys held (default 50 000; a key with a small result takes 300 to 500 bytes, so some
+   * 15 to 25 MB at the bound). Cached outcomes are a cache: at the bound the least recently used one is
+   * dropped (or an expired lease) to make room. A live lease never is, since a second leader
+   * would run the work again: when every key held is one, `acquire` of a new key is refused with
+   * `InMemoryCapacityError` (a 503 with `Retry-After`).
+   */
+  readonly maxEntries?: number;
 }
+
+/** Default of `maxEntries`. */
+export const DEFAULT_MAX_FLIGHT_ENTRIES = 50_000;
 
 interface KeyState {
   lease?: { readonly owner: string; expiresAt: number };
@@ -37,7 +49,14 @@ type NoticeListener = () => void;
  */
 export class InMemoryFlightCoordinator implements FlightCoordinator, FlightLeaseAdmin {
   readonly #clock: Clock;
+  /** Least recently used first: a cached outcome read or stored moves to the end. */
   readonly #states = new Map<string, KeyState>();
+  readonly #maxEntries: number;
+  /**
+   * Where `#makeRoom` goes on from, oldest first: a Map iterator survives deletions, so every
+   * key dropped is passed over once instead of at each later look from the start.
+   */
+  #cursor: MapIterator<[string, KeyState]>;
   readonly #listeners = new Map<string, Set<NoticeListener>>();
   readonly #sweeper: NodeJS.Timeout | undefined;
   #fence = 0;
@@ -46,6 +65,16 @@ export class InMemoryFlightCoordinator implements FlightCoordinator, FlightLease
     this.#clock = options.clock ?? systemClock;
     const sweepInterval = options.sweepInterval ?? 1_000;
     assertMilliseconds('sweepInterval', sweepInterval, 0);
+    this.#maxEntries = options.maxEntries ?? DEFAULT_MAX_FLIGHT_ENTRIES;
+    this.#cursor = this.#states.entries();
+    if (!Number.isSafeInteger(this.#maxEntries) || this.#maxEntries < 1) {
+      throw new InvalidFlightOptionError(
+        'maxEntries',
+        this.#maxEntries,
+        'a positive integer',
+        'InMemoryFlightCoordinator',
+      );
+    }
     if (sweepInterval > 0) {
       this.#sweeper = setInterval(() => this.sweep(), sweepInterval);
       this.#sweeper.unref();
@@ -67,6 +96,7 @@ export class InMemoryFlightCoordinator implements FlightCoordinator, FlightLease
     const now = this.#clock.now();
     const state = this.#live(key, now);
     if (state?.stored) {
+      this.#use(key, state);
       const { outcome } = state.stored;
       return outcome.kind === 'result'
         ? { kind: 'cached', payload: outcome.payload }
@@ -79,6 +109,7 @@ export class InMemoryFlightCoordinator implements FlightCoordinator, FlightLease
         holder: state.lease.owner,
       };
     }
+    this.#makeRoom(now);
     this.#states.set(key, { lease: { owner, expiresAt: now + leaseTtlMs } });
     this.#fence += 1;
     return { kind: 'leader', fence: this.#fence };
@@ -97,10 +128,9 @@ export class InMemoryFlightCoordinator implements FlightCoordinator, FlightLease
     assertMilliseconds('outcome.ttlMs', outcome.ttlMs, 0);
     const now = this.#clock.now();
     if (this.#live(key, now)?.lease?.owner !== owner) return false;
+    this.#states.delete(key);
     if (outcome.ttlMs > 0) {
       this.#states.set(key, { stored: { outcome, expiresAt: now + outcome.ttlMs } });
-    } else {
-      this.#states.delete(key);
     }
     this.#notify(key);
     return true;
@@ -163,6 +193,41 @@ export class InMemoryFlightCoordinator implements FlightCoordinator, FlightLease
     if (state.lease || state.stored) return state;
     this.#states.delete(key);
     return undefined;
+  }
+
+  /** Marks `key` most recently used. */
+  #use(key: string, state: KeyState): void {
+    this.#states.delete(key);
+    this.#states.set(key, state);
+  }
+
+  /**
+   * Makes room for one more key at the bound: drops the least recently used key that is not a
+   * live lease, or refuses.
+   */
+  #makeRoom(now: number): void {
+    if (this.#states.size < this.#maxEntries) return;
+    let firstLeaseEnd = Number.POSITIVE_INFINITY;
+    for (let looked = 0; looked < this.#states.size; looked++) {
+      let next = this.#cursor.next();
+      if (next.done) {
+        this.#cursor = this.#states.entries();
+        next = this.#cursor.next();
+      }
+      const [key, state] = next.value as [string, KeyState];
+      if (state.lease && state.lease.expiresAt > now) {
+        firstLeaseEnd = Math.min(firstLeaseEnd, state.lease.expiresAt);
+        continue;
+      }
+      this.#states.delete(key);
+      return;
+    }
+    throw new InMemoryCapacityError(
+      'InMemoryFlightCoordinator',
+      'maxEntries',
+      this.#maxEntries,
+      firstLeaseEnd - now,
+    );
   }
 
   #notify(key: string): void {

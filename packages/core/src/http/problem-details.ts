@@ -58,6 +58,11 @@ export const ProblemType = {
   leaseLost: 'urn:oncely:problem:lease-lost',
   /** 503: the record store cannot be reached; nothing was confirmed, a retry is safe. */
   storeUnavailable: 'urn:oncely:problem:store-unavailable',
+  /**
+   * 503: an in-memory adapter holds its bound of live entries and takes no new key until some
+   * expire; `Retry-After` says when. Nothing was started, a retry is safe.
+   */
+  capacityExceeded: 'urn:oncely:problem:capacity-exceeded',
   /** 429: the tenant's or user's quota of new records is used up; `limit` says how many. */
   recordQuotaExceeded: 'urn:oncely:problem:record-quota-exceeded',
   /** 500: a stored response failed its integrity check and cannot be replayed. */
@@ -188,6 +193,15 @@ const CASES: Readonly<Record<string, (error: Fields) => ProblemCase>> = {
     detail:
       'The idempotency record store is unavailable; nothing was confirmed. Retry the request.',
     retryAfterMs: 1000,
+  }),
+  // The bound and the adapter are for operators (in the error); clients learn when to retry.
+  in_memory_capacity_exceeded: (e) => ({
+    type: ProblemType.capacityExceeded,
+    title: 'Server at capacity',
+    status: 503,
+    detail:
+      'The server holds as many requests as it can keep track of; nothing was started. Retry later.',
+    retryAfterMs: Number(e.retryAfterMs),
   }),
   record_quota_exceeded: (e) => ({
     type: ProblemType.recordQuotaExceeded,

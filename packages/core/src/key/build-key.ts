@@ -1,4 +1,5 @@
 import { canonicalText } from './canonicalize.js';
+import { projectionText } from './input-projection.js';
 import { resolveKeyPath } from './key-path.js';
 import { hashSegment } from './key-segment.js';
 import {
@@ -27,7 +28,7 @@ export function buildKey(spec: KeySpec, ctx: KeyContext): BusinessKey {
   const compiled = compileKeySpec(spec);
   const scope = renderSegment(compiled, compiled.scope, 'scope', ctx);
   const target = renderSegment(compiled, compiled.target, 'target', ctx);
-  const digest = sha256Hex(canonicalText(projectInput(compiled, ctx), compiled.rules));
+  const digest = sha256Hex(canonicalInput(compiled, ctx));
   const fingerprint = digest.slice(0, compiled.fingerprintLength);
   const identity = boundedIdentity(compiled.operation, scope, target, fingerprint.length);
   return { key: `${identity}:${fingerprint}`, identity, fingerprint, digest };
@@ -58,8 +59,13 @@ export function identitiesUnderVersions(
  * never log it in production.
  */
 export function canonicalKeyInput(spec: KeySpec, ctx: KeyContext): string {
-  const compiled = compileKeySpec(spec);
-  return canonicalText(projectInput(compiled, ctx), compiled.rules);
+  return canonicalInput(compileKeySpec(spec), ctx);
+}
+
+function canonicalInput(spec: CompiledKeySpec, ctx: KeyContext): string {
+  return spec.projection
+    ? projectionText(spec.projection, ctx)
+    : canonicalText(projectInput(spec, ctx), spec.rules);
 }
 
 function renderSegment(

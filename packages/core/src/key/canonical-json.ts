@@ -1,78 +1,81 @@
-import canonicalizeModule from 'canonicalize';
+/**
+ * Characters that keep a string from being written as `"` + itself + `"`: controls, `"` and `\`
+ * (JSON escapes them), and anything beyond Latin-1 (it may need NFC, or be a lone surrogate). A
+ * string without them is its own NFC form (no Latin-1 character decomposes or composes with a
+ * neighbour) and its own JSON content.
+ */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what it looks for
+export const NEEDS_CARE = /[\u0000-\u001f"\\\u0100-\uffff]/;
 
-// canonicalize@2 is CommonJS typed with an ESM-style `export default` that NodeNext resolves to
-// the module object; at runtime the default import is the RFC 8785 serialiser itself.
-const serializeJcs = canonicalizeModule as unknown as (value: unknown) => string;
+/** `text` as a JSON string, for text known to hold none of the characters `NEEDS_CARE` finds. */
+export const quotePlain = (text: string) => `"${text}"`;
 
-/** The normalised value: plain JSON data, every object's keys inserted in sorted order. */
-export type Normalized = null | boolean | number | string | Normalized[] | NormalizedObject;
-export type NormalizedObject = { [key: string]: Normalized };
-
-/** An object member or map entry on its way into the normalised value, sorted by `key`. */
-export interface Entry {
-  readonly key: string;
-  readonly value: Normalized;
-}
-
-/** Keys JavaScript enumerates first, in numeric order, whatever their insertion order. */
-const ARRAY_INDEX = /^(?:0|[1-9][0-9]*)$/;
-const DIGIT_0 = 0x30;
-const DIGIT_9 = 0x39;
+/** What `JSON.stringify` escapes in a well-formed string. */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what it looks for
+const NEEDS_ESCAPE = /[\u0000-\u001f"\\]/;
 
 /**
- * The RFC 8785 text of a normalised value. For such data `JSON.stringify` writes exactly the
- * RFC 8785 text (same number and string forms, keys in insertion order) unless a key is an array
- * index, which JavaScript enumerates first: a value holding one (`hasIndexKeys`) goes through the
- * reference serialiser instead. The tests compare both routes with it on random input.
+ * Well-formed `text` as RFC 8785 writes a string. JCS takes its string form from
+ * `JSON.stringify`, so this is the same escaping; it is a call into the runtime, so text with
+ * nothing to escape skips it.
  */
-export function serializeNormalized(value: Normalized, hasIndexKeys: boolean): string {
-  return hasIndexKeys ? serializeJcs(value) : JSON.stringify(value);
+export const quoteString = (text: string) =>
+  NEEDS_ESCAPE.test(text) ? JSON.stringify(text) : quotePlain(text);
+
+/** `quoteString` without the quotes. */
+export const escapedContent = (text: string) =>
+  NEEDS_ESCAPE.test(text) ? JSON.stringify(text).slice(1, -1) : text;
+
+/** Three-way comparison by UTF-16 code units, the order RFC 8785 sorts property names in. */
+export const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** An object member or map entry on its way into the text, sorted by `key`. */
+export interface TextEntry {
+  readonly key: string;
+  readonly text: string;
 }
 
-/** Whether `key` is one JavaScript would enumerate before the others (see `serializeNormalized`). */
-export function isArrayIndexKey(key: string): boolean {
-  const first = key.charCodeAt(0);
-  return first >= DIGIT_0 && first <= DIGIT_9 && ARRAY_INDEX.test(key);
-}
+export const byKey = (a: TextEntry, b: TextEntry) => compareText(a.key, b.key);
 
-/** Sets `target[key]`, an own data property even for `__proto__`. */
-export function putMember(target: NormalizedObject, key: string, value: Normalized): void {
-  if (key === '__proto__') {
-    Object.defineProperty(target, key, { value, enumerable: true, writable: true });
-  } else {
-    target[key] = value;
+/** Sorts `entries` by key and returns the first key found twice, if any. */
+export function sortedUniquely(entries: TextEntry[]): string | undefined {
+  entries.sort(byKey);
+  for (let index = 1; index < entries.length; index++) {
+    const key = (entries[index] as TextEntry).key;
+    if (key === (entries[index - 1] as TextEntry).key) {
+      return key;
+    }
   }
+  return undefined;
 }
 
-export const byKey = (a: Entry, b: Entry) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+/** A JSON object of sorted entries whose keys are (unquoted) names and texts canonical values. */
+export const objectText = (entries: readonly TextEntry[]) =>
+  `{${entries.map(({ key, text }) => `${quoteString(key)}:${text}`).join(',')}}`;
 
-/** Sorts in place by UTF-16 code units; insertion sort beats the generic sort on DTO-sized objects. */
-export function sortKeys(keys: string[]): void {
-  if (keys.length > 32) {
-    keys.sort();
+/**
+ * Sorts `order`, indexes into `keys`, by their keys in UTF-16 code unit order. Insertion sort
+ * beats the generic sort on DTO-sized objects.
+ */
+export function sortByKey(order: number[], keys: readonly string[]): void {
+  if (order.length > 32) {
+    order.sort((a, b) => compareText(keys[a] as string, keys[b] as string));
     return;
   }
-  for (let index = 1; index < keys.length; index++) {
-    const key = keys[index] as string;
+  for (let index = 1; index < order.length; index++) {
+    const moving = order[index] as number;
+    const key = keys[moving] as string;
     let slot = index - 1;
-    while (slot >= 0 && (keys[slot] as string) > key) {
-      keys[slot + 1] = keys[slot] as string;
+    while (slot >= 0 && (keys[order[slot] as number] as string) > key) {
+      order[slot + 1] = order[slot] as number;
       slot--;
     }
-    keys[slot + 1] = key;
+    order[slot + 1] = moving;
   }
 }
 
-/** `values` reordered by their canonical `texts` (same index), in UTF-16 code unit order. */
-export function sortedByText(
-  values: readonly Normalized[],
-  texts: readonly string[],
-): Normalized[] {
-  const order = texts.map((_, index) => index);
-  order.sort((a, b) => {
-    const left = texts[a] as string;
-    const right = texts[b] as string;
-    return left < right ? -1 : left > right ? 1 : 0;
-  });
-  return order.map((index) => values[index] as Normalized);
-}
+/** A JSON array of already canonical element texts. */
+export const arrayText = (texts: readonly string[]) => `[${texts.join(',')}]`;
+
+/** A single-member object whose key is a tag (`$set`, `$bigint`, …) and whose value is `text`. */
+export const taggedText = (tag: string, text: string) => `{"${tag}":${text}}`;

@@ -8,7 +8,8 @@ import { Canonicalizer } from './canonicalizer.js';
 import { KeySpecError } from './key-spec.error.js';
 import type { CanonicalizeOptions, StringNormalization } from './key.types.js';
 
-const DEFAULT_NORMALIZATION: StringNormalization = 'trim';
+/** How strings are normalised where no rule says otherwise. */
+export const DEFAULT_NORMALIZATION: StringNormalization = 'trim';
 
 const compiledOptions = new WeakMap<CanonicalizeOptions, RuleNode | undefined>();
 

@@ -1,14 +1,13 @@
 import { types } from 'node:util';
 import {
-  byKey,
-  isArrayIndexKey,
-  putMember,
-  serializeNormalized,
-  sortedByText,
-  sortKeys,
-  type Entry,
-  type Normalized,
-  type NormalizedObject,
+  arrayText,
+  compareText,
+  escapedContent,
+  objectText,
+  quotePlain,
+  sortedUniquely,
+  taggedText,
+  type TextEntry,
 } from './canonical-json.js';
 import {
   descendRules,
@@ -17,322 +16,365 @@ import {
   WILDCARD,
   type RuleNode,
 } from './canonical-rules.js';
-import {
-  composeKey,
-  escapeKey,
-  NON_ASCII,
-  normalizeString,
-  type CanonicalFailure,
-} from './canonical-string.js';
+import { composeKey, escapeKey, normalizeString, plainStringContent } from './canonical-string.js';
+import { CanonicalWalk } from './canonical-walk.js';
+import { isoDateText } from './iso-date.js';
 import { ignoredPropertiesOf } from './key-ignore.decorator.js';
-import { KeyInputError } from './key-input.error.js';
-import { MAX_CANONICAL_INPUT_LENGTH, MAX_INPUT_DEPTH } from './key.constants.js';
+import {
+  knownLayouts,
+  memberName,
+  plainPrototypeLayouts,
+  recordLayout,
+  type RecordLayout,
+} from './record-layout.js';
+import { MAX_CANONICAL_INPUT_LENGTH } from './key.constants.js';
 import type { StringNormalization } from './key.types.js';
 
-const NO_RULES: readonly RuleNode[] = [];
+/** The rule nodes in force at a value (see `canonical-rules.ts`). */
+type Rules = readonly RuleNode[];
+
+const NO_RULES: Rules = [];
+
+/** Whether a class instance has no `Symbol.toStringTag` of its own making it another type. */
+const isUntagged = (value: object) => Object.prototype.toString.call(value) === '[object Object]';
 
 /**
- * Walks one value into plain JSON data whose objects hold their keys in sorted order (see
- * `canonicalize` for the rules), then serialises it. One instance per value: it tracks the path
- * for error messages, the objects being walked (cycles) and the text size so far.
+ * Writes one value's RFC 8785 text (see `canonicalize` for the rules) in a single walk, objects
+ * with their members already in sorted order, so nothing is built to be serialised afterwards.
+ * One instance per value, with its `CanonicalWalk` (path, cycles, size).
+ *
+ * The text grows left to right one token at a time (`{"name":`, a value, `","name":"`, …). The
+ * hash needs it flat, and V8 flattens a string built by `+` at a cost per piece, so pieces are
+ * kept few: nested values are written in place rather than returned and joined, punctuation
+ * comes with the names, and a string's closing quote is left for the next token to bring. (One
+ * class, not a subclass of a writer: V8 constructs a subclass whose `name` was redefined, as
+ * esbuild's `keepNames` does under tsx, on a slow path that made every key markedly slower.)
  */
 export class Canonicalizer {
-  /** Objects being normalised, outermost first; short (at most MAX_INPUT_DEPTH), so an array. */
-  private readonly ancestors: object[] = [];
-  private readonly path: (string | number)[] = [];
-  private size = 0;
-  /** How many array-index keys were met so far: any forces the reference serialiser. */
-  private indexKeys = 0;
+  private readonly walk = new CanonicalWalk();
+  private out = '';
+  /** The last string written still lacks its closing quote. */
+  private quoteOwed = false;
 
-  text(value: unknown, nodes: readonly RuleNode[], normalization: StringNormalization): string {
+  text(value: unknown, nodes: Rules, normalization: StringNormalization): string {
     if (value === undefined) {
-      throw this.fail('unsupported_type', 'undefined');
+      throw this.walk.fail('unsupported_type', 'undefined');
     }
-    const text = this.serialize(this.value(value, nodes, normalization, 0), 0);
-    if (text.length > MAX_CANONICAL_INPUT_LENGTH) {
-      throw this.fail('too_large');
-    }
-    return text;
+    this.value(value, nodes, normalization, 0);
+    return this.finish();
   }
 
-  /** RFC 8785 text of a normalised value built while `indexKeys` grew from `indexKeysBefore`. */
-  private serialize(value: Normalized, indexKeysBefore: number): string {
-    return serializeNormalized(value, this.indexKeys !== indexKeysBefore);
+  /**
+   * Writes `value` standing at `path` in an object the caller writes itself (the key's canonical
+   * input): errors name the whole path and nesting counts from the caller's root.
+   */
+  writeMember(
+    value: unknown,
+    path: readonly string[],
+    nodes: Rules,
+    normalization: StringNormalization,
+  ): void {
+    this.walk.path.push(...path);
+    this.value(value, nodes, normalization, path.length);
+    this.walk.path.length = 0;
+  }
+
+  /** Writes `token`, punctuation or a member name, after the quote a string may owe. */
+  write(token: string): void {
+    if (this.quoteOwed) {
+      this.quoteOwed = false;
+      this.out += `"${token}`;
+    } else {
+      this.out += token;
+    }
+  }
+
+  /** The whole canonical text, unless it exceeds MAX_CANONICAL_INPUT_LENGTH. */
+  finish(): string {
+    this.write('');
+    if (this.out.length > MAX_CANONICAL_INPUT_LENGTH) {
+      throw this.walk.fail('too_large');
+    }
+    return this.out;
   }
 
   private value(
     value: unknown,
-    nodes: readonly RuleNode[],
+    nodes: Rules,
     normalization: StringNormalization,
     depth: number,
-  ): Normalized {
+  ): void {
     switch (typeof value) {
       case 'string':
-        return normalizeString(this.grow(value), normalization, this.fail);
+        this.write('"');
+        this.stringContent(value, normalization);
+        return;
       case 'number':
         if (!Number.isFinite(value)) {
-          throw this.fail('non_finite_number', String(value));
+          throw this.walk.fail('non_finite_number', String(value));
         }
-        this.grow(1);
-        // Serialised with ECMAScript's number-to-string, as RFC 8785 requires: -0 is written 0.
-        return value;
+        this.walk.grow(1);
+        // ECMAScript's number-to-string, as RFC 8785 requires: -0 is written 0.
+        this.write(String(value));
+        return;
       case 'boolean':
-        this.grow(1);
-        return value;
+        this.walk.grow(1);
+        this.write(value ? 'true' : 'false');
+        return;
       case 'bigint':
-        return { $bigint: this.grow(value.toString()) };
+        this.write(taggedText('$bigint', quotePlain(this.walk.grow(value.toString()))));
+        return;
       case 'object':
         if (value === null) {
-          this.grow(1);
-          return null;
+          this.walk.grow(1);
+          this.write('null');
+          return;
         }
-        return this.object(value, nodes, normalization, depth);
+        this.object(value, nodes, normalization, depth);
+        return;
       default:
-        throw this.fail('unsupported_type', `a ${typeof value}`);
+        throw this.walk.fail('unsupported_type', `a ${typeof value}`);
     }
   }
 
-  private ruledValue(
-    value: unknown,
-    nodes: readonly RuleNode[],
-    inherited: StringNormalization,
-    depth: number,
-  ): Normalized {
-    return this.value(value, nodes, normalizationAt(nodes, inherited), depth);
+  /** Writes a string's content after its opening quote, and owes the closing one. */
+  private stringContent(value: string, normalization: StringNormalization): void {
+    this.walk.grow(value);
+    this.out +=
+      plainStringContent(value, normalization) ??
+      escapedContent(normalizeString(value, normalization, this.walk.failure));
+    this.quoteOwed = true;
   }
 
   private object(
     value: object,
-    nodes: readonly RuleNode[],
+    nodes: Rules,
     normalization: StringNormalization,
     depth: number,
-  ): Normalized {
-    if (depth >= MAX_INPUT_DEPTH) {
-      throw this.fail('too_deep');
-    }
-    if (this.ancestors.includes(value)) {
-      throw this.fail('cycle');
-    }
-    this.ancestors.push(value);
-    const normalized = this.dispatch(value, nodes, normalization, depth + 1);
-    this.ancestors.pop();
-    return normalized;
+  ): void {
+    this.walk.enter(value, depth);
+    this.dispatch(value, nodes, normalization, depth + 1);
+    this.walk.leave();
   }
 
   private dispatch(
     value: object,
-    nodes: readonly RuleNode[],
+    nodes: Rules,
     normalization: StringNormalization,
     depth: number,
-  ): Normalized {
+  ): void {
     if (Array.isArray(value)) {
-      return this.array(value, nodes, normalization, depth);
+      this.array(value, nodes, normalization, depth);
+      return;
     }
     const prototype = Object.getPrototypeOf(value) as object | null;
-    if (prototype === Object.prototype || prototype === null) {
-      return this.record(value as Record<string, unknown>, nodes, normalization, depth, prototype);
+    let layouts = knownLayouts(prototype);
+    if (!layouts || (prototype !== Object.prototype && prototype !== null && !isUntagged(value))) {
+      if (types.isDate(value)) {
+        this.date(value);
+        return;
+      }
+      if (types.isUint8Array(value)) {
+        const bytes = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+        this.write(taggedText('$bytes', quotePlain(this.walk.grow(bytes.toString('base64')))));
+        return;
+      }
+      if (types.isMap(value)) {
+        this.map(value, nodes, normalization, depth);
+        return;
+      }
+      if (types.isSet(value)) {
+        this.set(value, nodes, normalization, depth);
+        return;
+      }
+      const kind = Object.prototype.toString.call(value);
+      if (kind !== '[object Object]') {
+        throw this.walk.fail('unsupported_type', `a ${kind.slice(8, -1)}`);
+      }
+      // Not null (knownLayouts covers it); its next instances skip the type checks above.
+      layouts ??= plainPrototypeLayouts(prototype as object);
     }
-    if (types.isDate(value)) {
-      return this.date(value);
-    }
-    if (types.isUint8Array(value)) {
-      const bytes = value;
-      const base64 = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString(
-        'base64',
-      );
-      return { $bytes: this.grow(base64) };
-    }
-    if (types.isMap(value)) {
-      return this.map(value, nodes, normalization, depth);
-    }
-    if (types.isSet(value)) {
-      return this.set(value, nodes, normalization, depth);
-    }
-    const kind = Object.prototype.toString.call(value);
-    if (kind !== '[object Object]') {
-      throw this.fail('unsupported_type', `a ${kind.slice(8, -1)}`);
-    }
-    return this.record(value as Record<string, unknown>, nodes, normalization, depth, prototype);
+    const record = value as Record<string, unknown>;
+    this.record(record, nodes, normalization, depth, prototype, layouts);
   }
 
   private record(
     value: Record<string, unknown>,
-    nodes: readonly RuleNode[],
+    nodes: Rules,
     normalization: StringNormalization,
     depth: number,
     prototype: object | null,
-  ): NormalizedObject {
+    layouts: RecordLayout[],
+  ): void {
     const ignored = ignoredPropertiesOf(prototype);
     const keys = Object.keys(value);
-    for (const key of keys) {
-      if (NON_ASCII.test(key)) {
-        return this.composedRecord(value, keys, ignored, nodes, normalization, depth);
-      }
+    const layout = recordLayout(layouts, keys, ignored);
+    if (!layout) {
+      this.composedRecord(value, keys, ignored, nodes, normalization, depth);
+      return;
     }
-    // ASCII keys are their own NFC form, and doubling a leading `$` keeps their order, so
-    // sorting the raw keys sorts the canonical ones.
-    sortKeys(keys);
-    const normalized: NormalizedObject = {};
-    for (const key of keys) {
-      const member = value[key];
-      if (member === undefined || ignored.has(key)) {
+    // Read in one pass rather than by name: a lookup by a different name at each step is slow.
+    // A getter that deletes a later property shortens the list: then read by name after all.
+    let values = Object.values(value);
+    if (values.length !== keys.length) {
+      values = keys.map((key) => value[key]);
+    }
+    let written = 0;
+    let namesLength = 0;
+    for (const member of layout.members) {
+      const memberValue = values[member.index];
+      if (memberValue === undefined) {
         continue;
       }
-      this.path.push(key);
-      const memberValue =
-        nodes.length === 0
-          ? this.value(member, nodes, normalization, depth)
-          : this.ruledValue(member, descendRules(nodes, key), normalization, depth);
-      this.path.pop();
-      this.put(normalized, this.dataKey(key), memberValue);
+      const memberNodes = nodes.length === 0 ? nodes : descendRules(nodes, member.key);
+      const memberNormalization =
+        nodes.length === 0 ? normalization : normalizationAt(memberNodes, normalization);
+      const isString = typeof memberValue === 'string';
+      const name = memberName(member, written === 0, this.quoteOwed, isString);
+      this.quoteOwed = false;
+      this.out += name;
+      namesLength += name.length;
+      written++;
+      this.walk.path.push(member.key);
+      if (isString) {
+        this.stringContent(memberValue, memberNormalization);
+      } else {
+        this.value(memberValue, memberNodes, memberNormalization, depth);
+      }
+      this.walk.path.pop();
     }
-    return normalized;
+    this.walk.grow(namesLength);
+    this.write(written === 0 ? '{}' : '}');
   }
 
-  /** `record` for objects with non-ASCII keys, which NFC may reorder or merge. */
+  /** `record` for objects with keys that need NFC (which may reorder or merge them) or escaping. */
   private composedRecord(
     value: Record<string, unknown>,
     keys: readonly string[],
     ignored: ReadonlySet<string>,
-    nodes: readonly RuleNode[],
+    nodes: Rules,
     normalization: StringNormalization,
     depth: number,
-  ): NormalizedObject {
-    const entries: Entry[] = [];
+  ): void {
+    const entries: TextEntry[] = [];
     for (const key of keys) {
       const member = value[key];
       if (member === undefined || ignored.has(key)) {
         continue;
       }
-      this.path.push(key);
+      this.walk.path.push(key);
       const memberNodes = descendRules(nodes, key);
       entries.push({
-        key: this.dataKey(composeKey(key, this.fail)),
-        value: this.value(member, memberNodes, normalizationAt(memberNodes, normalization), depth),
+        key: escapeKey(this.walk.grow(composeKey(key, this.walk.failure))),
+        text: this.textOf(member, memberNodes, normalizationAt(memberNodes, normalization), depth),
       });
-      this.path.pop();
+      this.walk.path.pop();
     }
-    entries.sort(byKey);
-    const normalized: NormalizedObject = {};
-    for (let index = 0; index < entries.length; index++) {
-      const { key, value: memberValue } = entries[index] as Entry;
-      if (index > 0 && key === (entries[index - 1] as Entry).key) {
-        this.path.push(key);
-        throw this.fail('duplicate_key', 'property names');
-      }
-      this.put(normalized, key, memberValue);
+    const duplicate = sortedUniquely(entries);
+    if (duplicate !== undefined) {
+      this.walk.path.push(duplicate);
+      throw this.walk.fail('duplicate_key', 'property names');
     }
-    return normalized;
-  }
-
-  private put(target: NormalizedObject, key: string, value: Normalized): void {
-    if (isArrayIndexKey(key)) {
-      this.indexKeys++;
-    }
-    putMember(target, key, value);
+    this.write(objectText(entries));
   }
 
   private array(
     value: readonly unknown[],
-    nodes: readonly RuleNode[],
+    nodes: Rules,
     normalization: StringNormalization,
     depth: number,
-  ): Normalized[] {
+  ): void {
     const unordered = isUnorderedAt(nodes);
-    const elements = new Array<Normalized>(value.length);
-    const texts = unordered ? new Array<string>(value.length) : undefined;
+    const texts: string[] = [];
     for (let index = 0; index < value.length; index++) {
-      const element = value[index];
-      const indexKeysBefore = this.indexKeys;
-      this.path.push(index);
-      elements[index] =
-        element === undefined
-          ? null
-          : nodes.length === 0
-            ? this.value(element, nodes, normalization, depth)
-            : this.ruledValue(element, descendRules(nodes, String(index)), normalization, depth);
-      this.path.pop();
-      if (texts) {
-        texts[index] = this.serialize(elements[index] as Normalized, indexKeysBefore);
+      const element = value[index] ?? null;
+      const elementNodes = nodes.length === 0 ? nodes : descendRules(nodes, String(index));
+      const elementNormalization =
+        nodes.length === 0 ? normalization : normalizationAt(elementNodes, normalization);
+      this.walk.path.push(index);
+      if (unordered) {
+        texts.push(this.textOf(element, elementNodes, elementNormalization, depth));
+      } else if (typeof element === 'string') {
+        this.write(index === 0 ? '["' : ',"');
+        this.stringContent(element, elementNormalization);
+      } else {
+        this.write(index === 0 ? '[' : ',');
+        this.value(element, elementNodes, elementNormalization, depth);
       }
+      this.walk.path.pop();
     }
-    this.grow(elements.length);
-    return texts ? sortedByText(elements, texts) : elements;
+    this.walk.grow(value.length);
+    if (unordered) {
+      this.write(arrayText(texts.sort(compareText)));
+    } else {
+      this.write(value.length === 0 ? '[]' : ']');
+    }
   }
 
   private set(
     value: ReadonlySet<unknown>,
-    nodes: readonly RuleNode[],
+    nodes: Rules,
     normalization: StringNormalization,
     depth: number,
-  ): Normalized {
+  ): void {
     const elementNodes = descendRules(nodes, WILDCARD);
     const elementNormalization = normalizationAt(elementNodes, normalization);
-    const byText = new Map<string, Normalized>();
-    this.path.push(WILDCARD);
+    const texts = new Set<string>();
+    this.walk.path.push(WILDCARD);
     for (const element of value) {
-      const indexKeysBefore = this.indexKeys;
-      const normalized = this.value(element ?? null, elementNodes, elementNormalization, depth);
-      byText.set(this.serialize(normalized, indexKeysBefore), normalized);
+      texts.add(this.textOf(element ?? null, elementNodes, elementNormalization, depth));
     }
-    this.path.pop();
-    const texts = [...byText.keys()].sort();
-    return { $set: texts.map((text) => byText.get(text) as Normalized) };
+    this.walk.path.pop();
+    this.write(taggedText('$set', arrayText([...texts].sort(compareText))));
   }
 
   private map(
     value: ReadonlyMap<unknown, unknown>,
-    nodes: readonly RuleNode[],
+    nodes: Rules,
     normalization: StringNormalization,
     depth: number,
-  ): Normalized {
-    const entries: Entry[] = [];
+  ): void {
+    const entries: TextEntry[] = [];
     for (const [key, member] of value) {
       const segment = typeof key === 'string' ? key : WILDCARD;
-      this.path.push(segment);
-      const indexKeysBefore = this.indexKeys;
-      const normalizedKey = this.value(key ?? null, NO_RULES, normalization, depth);
-      const keyText = this.serialize(normalizedKey, indexKeysBefore);
+      this.walk.path.push(segment);
+      const keyText = this.textOf(key ?? null, NO_RULES, normalization, depth);
       const memberNodes = descendRules(nodes, segment);
-      const normalizedMember = this.value(
-        member ?? null,
-        memberNodes,
-        normalizationAt(memberNodes, normalization),
-        depth,
-      );
-      entries.push({ key: keyText, value: [normalizedKey, normalizedMember] });
-      this.path.pop();
+      const memberNormalization = normalizationAt(memberNodes, normalization);
+      const memberText = this.textOf(member ?? null, memberNodes, memberNormalization, depth);
+      entries.push({ key: keyText, text: `[${keyText},${memberText}]` });
+      this.walk.path.pop();
     }
-    entries.sort(byKey);
-    for (let index = 1; index < entries.length; index++) {
-      if ((entries[index] as Entry).key === (entries[index - 1] as Entry).key) {
-        throw this.fail('duplicate_key', 'Map keys');
-      }
+    if (sortedUniquely(entries) !== undefined) {
+      throw this.walk.fail('duplicate_key', 'Map keys');
     }
-    return { $map: entries.map((entry) => entry.value) };
+    this.write(taggedText('$map', arrayText(entries.map((entry) => entry.text))));
   }
 
-  private date(value: Date): string {
+  /** The text of one value on its own, for containers that sort their members by it. */
+  private textOf(
+    value: unknown,
+    nodes: Rules,
+    normalization: StringNormalization,
+    depth: number,
+  ): string {
+    const { out, quoteOwed } = this;
+    this.out = '';
+    this.quoteOwed = false;
+    this.value(value, nodes, normalization, depth);
+    this.write('');
+    const text = this.out;
+    this.out = out;
+    this.quoteOwed = quoteOwed;
+    return text;
+  }
+
+  private date(value: Date): void {
     if (Number.isNaN(value.getTime())) {
-      throw this.fail('unsupported_type', 'an invalid Date');
+      throw this.walk.fail('unsupported_type', 'an invalid Date');
     }
-    return this.grow(value.toISOString());
+    this.write('"');
+    this.out += this.walk.grow(isoDateText(value));
+    this.quoteOwed = true;
   }
-
-  private dataKey(key: string): string {
-    return escapeKey(this.grow(key));
-  }
-
-  /** Counts text towards the size limit as it is met, so a huge input fails before it is hashed. */
-  private grow<T extends string | number>(amount: T): T {
-    this.size += typeof amount === 'number' ? amount : amount.length + 2;
-    if (this.size > MAX_CANONICAL_INPUT_LENGTH) {
-      throw this.fail('too_large');
-    }
-    return amount;
-  }
-
-  /** The error for the value at the current path; an arrow so the string rules can call it. */
-  private readonly fail: CanonicalFailure = (reason, found) =>
-    new KeyInputError(reason, this.path.length === 0 ? '(root)' : this.path.join('.'), found);
 }

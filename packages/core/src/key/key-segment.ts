@@ -40,6 +40,9 @@ export function renderScopeValue(value: unknown, field: string): string | undefi
     case 'undefined':
       return undefined;
     case 'string':
+      if (isOwnRendering(value)) {
+        return value;
+      }
       if (value.trim() === '') {
         return undefined;
       }
@@ -66,6 +69,9 @@ export function renderScopeValue(value: unknown, field: string): string | undefi
  * `segmentText` for the normalisation a target gets.
  */
 export function renderTargetValue(value: unknown, field: string): string | undefined {
+  if (typeof value === 'string' && isOwnRendering(value)) {
+    return value;
+  }
   const text = segmentText(value, field);
   return text === undefined ? undefined : renderSegmentValue(text);
 }
@@ -125,6 +131,16 @@ function dateText(value: unknown, field: string): string {
     throw new KeyInputError('invalid_segment_value', field, 'an invalid Date');
   }
   return value.toISOString();
+}
+
+/**
+ * Whether a string is its own rendered value, as ids usually are: 1 to 64 unreserved characters
+ * leave nothing to trim, compose, escape or hash.
+ */
+function isOwnRendering(value: string): boolean {
+  return (
+    value.length !== 0 && value.length <= MAX_SEGMENT_VALUE_LENGTH && UNRESERVED_ONLY.test(value)
+  );
 }
 
 /** Percent-encodes (UTF-8, upper-case hex) everything outside `[A-Za-z0-9._~-]`. */

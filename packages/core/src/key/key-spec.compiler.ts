@@ -1,4 +1,5 @@
 import { compileCanonicalRules, WILDCARD, type RuleNode } from './canonical-rules.js';
+import { compileInputProjection, type InputProjection } from './input-projection.js';
 import { KEY_NAME_PATTERN } from './key-grammar.js';
 import { parseKeyPath, resolveKeyPath } from './key-path.js';
 import { renderScopeValue, renderTargetValue } from './key-segment.js';
@@ -40,6 +41,8 @@ export interface CompiledKeySpec {
   /** Segments of each input path; the canonical input projects the context onto them. */
   readonly input: readonly (readonly string[])[];
   readonly rules: RuleNode | undefined;
+  /** The input written straight from the context; `undefined`: project, then canonicalise. */
+  readonly projection: InputProjection | undefined;
   /** Hex characters of the digest kept as fingerprint. */
   readonly fingerprintLength: number;
 }
@@ -108,12 +111,14 @@ class KeySpecCompiler {
         ? DEFAULT_KEY_VERSION
         : this.name('version', this.spec.version, 'v2');
     const input = this.input();
+    const rules = this.rules(input);
     return {
       operation: `${namespace}:${operation}:${version}`,
       scope: this.fields('scope', this.spec.scope),
       target: this.fields('target', this.spec.target),
       input,
-      rules: this.rules(input),
+      rules,
+      projection: compileInputProjection(input, rules),
       fingerprintLength: this.fingerprintBits() / 4,
     };
   }

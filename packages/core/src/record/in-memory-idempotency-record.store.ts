@@ -8,6 +8,7 @@ import type {
 } from './idempotency-record-store.port.js';
 import { foreignOwnerOf } from './foreign-owner-of.js';
 import { positiveWholeNumber } from './invalid-record-option.error.js';
+import { InMemoryCapacityError } from '../errors/in-memory-capacity.error.js';
 import { LeaseLostError } from '../errors/lease-lost.error.js';
 import { recordKeyHash } from './record-key-hash.js';
 import {
@@ -31,7 +32,18 @@ export interface InMemoryIdempotencyRecordStoreOptions {
    * process does not need to call `purgeExpired` itself. Default 60 000.
    */
   readonly sweepIntervalMs?: number;
+  /**
+   * Most records held, in progress and completed alike (default 100 000, about 100 MB with
+   * 1 KB responses). None is ever dropped before it expires, since that would let a duplicate
+   * run: at the bound, expired records are swept and, if none was, a `begin` for a new key is
+   * refused with `InMemoryCapacityError` (a 503 with `Retry-After`) while existing keys keep
+   * replaying.
+   */
+  readonly maxRecords?: number;
 }
+
+/** Default of `maxRecords`. */
+export const DEFAULT_MAX_RECORDS = 100_000;
 
 interface MemoryRecord {
   readonly fingerprint: string;
@@ -65,6 +77,12 @@ export class InMemoryIdempotencyRecordStore
   readonly answersAtCacheSpeed: boolean = true;
   private readonly sweepIntervalMs: number;
   private nextSweepAt: number;
+  private readonly maxRecords: number;
+  /**
+   * No record expires before this: a full store need not sweep again until then. Lowered by every
+   * record set, raised by each sweep.
+   */
+  private firstExpiryAt = Number.POSITIVE_INFINITY;
 
   constructor(options: InMemoryIdempotencyRecordStoreOptions = {}) {
     this.clock = options.clock ?? systemClock;
@@ -72,6 +90,7 @@ export class InMemoryIdempotencyRecordStore
       'sweepIntervalMs',
       options.sweepIntervalMs ?? 60_000,
     );
+    this.maxRecords = positiveWholeNumber('maxRecords', options.maxRecords ?? DEFAULT_MAX_RECORDS);
     this.nextSweepAt = this.clock.now() + this.sweepIntervalMs;
   }
 
@@ -102,6 +121,7 @@ export class InMemoryIdempotencyRecordStore
       // Abandoned under a previous version: its holder must not confirm after this one runs.
       if (!previous.response) this.records.delete(previousHash);
     }
+    if (!existing) this.makeRoom(now);
     const lease: RecordLease = {
       identity,
       keyHash,
@@ -118,6 +138,7 @@ export class InMemoryIdempotencyRecordStore
       retentionMs,
       expiresAt: now + leaseTtlMs,
     });
+    this.firstExpiryAt = Math.min(this.firstExpiryAt, now + leaseTtlMs);
     return { kind: 'acquired', lease };
   }
 
@@ -126,7 +147,7 @@ export class InMemoryIdempotencyRecordStore
     const record = this.heldRecord(lease);
     if (!record) throw new LeaseLostError(lease.identity, lease.fence);
     record.response = copyOf(encoded);
-    record.expiresAt = this.clock.now() + record.retentionMs;
+    this.expireAt(record, this.clock.now() + record.retentionMs);
   }
 
   async release(lease: RecordLease): Promise<void> {
@@ -137,7 +158,7 @@ export class InMemoryIdempotencyRecordStore
     positiveWholeNumber('leaseTtlMs', leaseTtlMs);
     const record = this.heldRecord(lease);
     if (!record) return false;
-    record.expiresAt = this.clock.now() + leaseTtlMs;
+    this.expireAt(record, this.clock.now() + leaseTtlMs);
     return true;
   }
 
@@ -184,6 +205,7 @@ export class InMemoryIdempotencyRecordStore
       ownerToken: `released:${randomUUID()}`,
       expiresAt: now,
     });
+    this.firstExpiryAt = now;
     return { kind: 'released', fence: record.fence };
   }
 
@@ -205,12 +227,40 @@ export class InMemoryIdempotencyRecordStore
     return record;
   }
 
+  private expireAt(record: MemoryRecord, expiresAt: number): void {
+    record.expiresAt = expiresAt;
+    this.firstExpiryAt = Math.min(this.firstExpiryAt, expiresAt);
+  }
+
   private sweepIfDue(now: number): void {
-    if (now < this.nextSweepAt) return;
+    if (now >= this.nextSweepAt) this.sweep(now);
+  }
+
+  /**
+   * Makes room for one more record, by sweeping the expired ones if the store is full, or
+   * refuses: a live record is never dropped. Sweeps at most once per expiry, however many new
+   * keys a full store refuses meanwhile.
+   */
+  private makeRoom(now: number): void {
+    if (this.records.size < this.maxRecords) return;
+    if (now >= this.firstExpiryAt) this.sweep(now);
+    if (this.records.size < this.maxRecords) return;
+    throw new InMemoryCapacityError(
+      'InMemoryIdempotencyRecordStore',
+      'maxRecords',
+      this.maxRecords,
+      this.firstExpiryAt - now,
+    );
+  }
+
+  private sweep(now: number): void {
     this.nextSweepAt = now + this.sweepIntervalMs;
+    let firstExpiryAt = Number.POSITIVE_INFINITY;
     for (const [keyHash, record] of this.records) {
       if (record.expiresAt <= now) this.records.delete(keyHash);
+      else firstExpiryAt = Math.min(firstExpiryAt, record.expiresAt);
     }
+    this.firstExpiryAt = firstExpiryAt;
   }
 }
 

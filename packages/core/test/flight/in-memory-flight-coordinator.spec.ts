@@ -1,4 +1,8 @@
-import { InMemoryFlightCoordinator, InvalidFlightOptionError } from '@oncely/core';
+import {
+  InMemoryCapacityError,
+  InMemoryFlightCoordinator,
+  InvalidFlightOptionError,
+} from '@oncely/core';
 import { flightCoordinatorContract, registerContractCases } from '@oncely/core/testing';
 import { ManualClock } from './manual-clock.js';
 
@@ -96,6 +100,131 @@ describe('InMemoryFlightCoordinator', () => {
       expect(() => new InMemoryFlightCoordinator({ sweepInterval: 1.5 })).toThrow(
         /"sweepInterval"/,
       );
+    });
+  });
+
+  describe('bound', () => {
+    let clock: ManualClock;
+    let coordinator: InMemoryFlightCoordinator;
+    const result = (payload: string) => ({ kind: 'result' as const, payload, ttlMs: 60_000 });
+
+    /** Leads and completes `key`, leaving its result cached. */
+    async function cache(key: string): Promise<void> {
+      expect(await coordinator.acquire(key, 'owner', 1_000)).toMatchObject({ kind: 'leader' });
+      expect(await coordinator.complete(key, 'owner', result(key))).toBe(true);
+    }
+
+    beforeEach(() => {
+      clock = new ManualClock();
+      coordinator = new InMemoryFlightCoordinator({ clock, sweepInterval: 0, maxEntries: 3 });
+    });
+
+    afterEach(() => coordinator.close());
+
+    it('drops the least recently used cached outcome to make room for a new key', async () => {
+      await cache('a');
+      await cache('b');
+      await cache('c');
+      // Reading `a` makes `b` the least recently used.
+      expect(await coordinator.acquire('a', 'other', 1_000)).toEqual({
+        kind: 'cached',
+        payload: 'a',
+      });
+
+      await cache('d');
+
+      expect(coordinator.size).toBe(3);
+      expect(await coordinator.acquire('b', 'owner', 1_000)).toMatchObject({ kind: 'leader' });
+      expect(coordinator.size).toBe(3);
+      // `b` took the place of `c`, the least recently used after it.
+      for (const key of ['a', 'd']) {
+        expect(await coordinator.acquire(key, 'other', 1_000)).toEqual({
+          kind: 'cached',
+          payload: key,
+        });
+      }
+      expect(await coordinator.acquire('c', 'owner', 1_000)).toMatchObject({ kind: 'leader' });
+    });
+
+    it('counts a completion as a use: an old lease completed late is not dropped first', async () => {
+      expect(await coordinator.acquire('slow', 'owner', 60_000)).toMatchObject({ kind: 'leader' });
+      await cache('b');
+      await cache('c');
+      expect(await coordinator.complete('slow', 'owner', result('slow'))).toBe(true);
+
+      await cache('d');
+
+      expect(await coordinator.acquire('slow', 'other', 1_000)).toMatchObject({ kind: 'cached' });
+      expect(await coordinator.acquire('b', 'owner', 1_000)).toMatchObject({ kind: 'leader' });
+    });
+
+    it('never drops a live lease: a new key is refused while every key held is one', async () => {
+      for (const key of ['a', 'b', 'c']) {
+        expect(await coordinator.acquire(key, 'owner', 5_000)).toMatchObject({ kind: 'leader' });
+      }
+      clock.advance(1_000);
+
+      const refusal = await coordinator.acquire('d', 'owner', 5_000).catch((error) => error);
+
+      expect(refusal).toBeInstanceOf(InMemoryCapacityError);
+      expect(refusal).toMatchObject({
+        adapter: 'InMemoryFlightCoordinator',
+        option: 'maxEntries',
+        limit: 3,
+        retryAfterMs: 4_000,
+      });
+      for (const key of ['a', 'b', 'c']) {
+        expect(await coordinator.acquire(key, 'other', 5_000)).toMatchObject({ kind: 'busy' });
+      }
+      // A lease that ended makes room again, and so does a completion with nothing to keep.
+      await coordinator.complete('a', 'owner', { kind: 'result', payload: '', ttlMs: 0 });
+      expect(await coordinator.acquire('d', 'owner', 5_000)).toMatchObject({ kind: 'leader' });
+      clock.advance(4_000);
+      expect(await coordinator.acquire('e', 'owner', 5_000)).toMatchObject({ kind: 'leader' });
+    });
+
+    it('passes over live leases to drop an outcome behind them', async () => {
+      expect(await coordinator.acquire('lease-1', 'owner', 60_000)).toMatchObject({
+        kind: 'leader',
+      });
+      expect(await coordinator.acquire('lease-2', 'owner', 60_000)).toMatchObject({
+        kind: 'leader',
+      });
+      await cache('cached');
+
+      expect(await coordinator.acquire('new', 'owner', 60_000)).toMatchObject({ kind: 'leader' });
+      await coordinator.release('new', 'owner');
+
+      // Dropped: its caller leads again rather than reading the outcome.
+      expect(await coordinator.acquire('cached', 'owner', 1_000)).toMatchObject({
+        kind: 'leader',
+      });
+      for (const key of ['lease-1', 'lease-2']) {
+        expect(await coordinator.acquire(key, 'other', 1_000)).toMatchObject({ kind: 'busy' });
+      }
+    });
+
+    it('stays within its bound over many keys, dropping outcomes oldest first', async () => {
+      const bounded = new InMemoryFlightCoordinator({ clock, sweepInterval: 0, maxEntries: 100 });
+      try {
+        for (let index = 0; index < 1_000; index++) {
+          await bounded.acquire(`key-${index}`, 'owner', 1_000);
+          await bounded.complete(`key-${index}`, 'owner', result('x'));
+          expect(bounded.size).toBe(Math.min(index + 1, 100));
+        }
+        expect(await bounded.acquire('key-899', 'other', 1_000)).toMatchObject({
+          kind: 'leader',
+        });
+        expect(await bounded.acquire('key-999', 'other', 1_000)).toMatchObject({
+          kind: 'cached',
+        });
+      } finally {
+        await bounded.close();
+      }
+    });
+
+    it('rejects a bound that is not a positive integer', () => {
+      expect(() => new InMemoryFlightCoordinator({ maxEntries: 0 })).toThrow(/"maxEntries"/);
     });
   });
 });

@@ -3,6 +3,7 @@ import {
   FlightBusyError,
   ForeignOwnerError,
   IdempotencyConflictError,
+  InMemoryCapacityError,
   IdempotencyKeyMalformedError,
   IdempotencyKeyMissingError,
   IdempotencyMismatchError,
@@ -115,6 +116,25 @@ describe('toProblemResponse', () => {
     expect(problem?.headers['retry-after']).toBe('1');
     expect(problem?.body.type).toBe(ProblemType.storeUnavailable);
     expect(JSON.stringify(problem?.body)).not.toContain('administrator');
+  });
+
+  it('maps a full in-memory adapter to a retryable 503 that tells the client when, not why', () => {
+    const problem = toProblemResponse(
+      new InMemoryCapacityError('InMemoryIdempotencyRecordStore', 'maxRecords', 100_000, 2_500),
+    );
+    expect(problem?.status).toBe(503);
+    expect(problem?.headers).toEqual({
+      'content-type': 'application/problem+json',
+      'retry-after': '3',
+    });
+    expect(problem?.body).toEqual({
+      type: 'urn:oncely:problem:capacity-exceeded',
+      title: 'Server at capacity',
+      status: 503,
+      detail:
+        'The server holds as many requests as it can keep track of; nothing was started. Retry later.',
+    });
+    expect(ProblemType.capacityExceeded).toBe('urn:oncely:problem:capacity-exceeded');
   });
 
   it.each([

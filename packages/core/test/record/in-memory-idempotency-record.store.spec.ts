@@ -1,6 +1,11 @@
 import type { RecordLease, StoredResponse } from '@oncely/core';
 import type { Clock } from '@oncely/core/adapter';
-import { InMemoryIdempotencyRecordStore, UnstorableResponseError } from '@oncely/core';
+import {
+  InMemoryCapacityError,
+  InMemoryIdempotencyRecordStore,
+  InvalidRecordOptionError,
+  UnstorableResponseError,
+} from '@oncely/core';
 import { idempotencyRecordStoreContract } from '@oncely/core/testing';
 
 class FakeClock implements Clock {
@@ -110,5 +115,89 @@ describe('InMemoryIdempotencyRecordStore', () => {
 
     expect(await store.begin('bad:1', 'd', timing)).toMatchObject({ kind: 'in_progress' });
     await store.complete(lease, { status: 204, headers: {}, body: { kind: 'empty' } });
+  });
+
+  describe('maxRecords', () => {
+    const ok: StoredResponse = { status: 204, headers: {}, body: { kind: 'empty' } };
+
+    it('refuses a new key at the bound with InMemoryCapacityError, and answers existing ones', async () => {
+      const clock = new FakeClock();
+      const store = new InMemoryIdempotencyRecordStore({ clock, maxRecords: 2 });
+      const done = acquired(await store.begin('done', 'd', timing));
+      await store.complete(done, ok);
+      acquired(await store.begin('running', 'd', timing));
+      clock.advance(400);
+
+      const refusal = await store.begin('new', 'd', timing).catch((error) => error);
+
+      expect(refusal).toBeInstanceOf(InMemoryCapacityError);
+      expect(refusal).toMatchObject({
+        adapter: 'InMemoryIdempotencyRecordStore',
+        option: 'maxRecords',
+        limit: 2,
+        retryAfterMs: 600,
+      });
+      expect(refusal.message).toMatch(/Raise maxRecords/);
+      expect(await store.begin('done', 'd', timing)).toEqual({ kind: 'replay', response: ok });
+      expect(await store.begin('done', 'other', timing)).toEqual({ kind: 'mismatch' });
+      expect(await store.begin('running', 'd', timing)).toEqual({
+        kind: 'in_progress',
+        retryAfterMs: 600,
+      });
+      expect(store.size).toBe(2);
+    });
+
+    it('sweeps expired records before refusing, and takes a new key in their place', async () => {
+      const clock = new FakeClock();
+      const store = new InMemoryIdempotencyRecordStore({ clock, maxRecords: 2 });
+      acquired(await store.begin('abandoned', 'd', timing));
+      acquired(await store.begin('running', 'd', { ...timing, leaseTtlMs: 5_000 }));
+      await expect(store.begin('new', 'd', timing)).rejects.toBeInstanceOf(InMemoryCapacityError);
+
+      clock.advance(1_000);
+
+      acquired(await store.begin('new', 'd', timing));
+      expect(store.size).toBe(2);
+      expect(await store.begin('running', 'd', timing)).toMatchObject({ kind: 'in_progress' });
+      await expect(store.begin('newer', 'd', timing)).rejects.toBeInstanceOf(InMemoryCapacityError);
+    });
+
+    it('takes over an expired key at the bound, and makes room when a lease is released', async () => {
+      const clock = new FakeClock();
+      const store = new InMemoryIdempotencyRecordStore({ clock, maxRecords: 1 });
+      const first = acquired(await store.begin('key', 'd', timing));
+      clock.advance(1_000);
+      const second = acquired(await store.begin('key', 'd', timing));
+      expect(second.fence).toBe(first.fence + 1);
+
+      await store.release(second);
+
+      acquired(await store.begin('other', 'd', timing));
+    });
+
+    it('notices a record that expires sooner than it was first due, when it is full', async () => {
+      const clock = new FakeClock();
+      const store = new InMemoryIdempotencyRecordStore({ clock, maxRecords: 1 });
+      const lease = acquired(
+        await store.begin('key', 'd', { leaseTtlMs: 60_000, retentionMs: 10 }),
+      );
+      await store.complete(lease, ok);
+      clock.advance(10);
+
+      acquired(await store.begin('other', 'd', timing));
+    });
+
+    it('holds 100 000 records by default and refuses a bound that is not a positive integer', async () => {
+      expect(() => new InMemoryIdempotencyRecordStore({ maxRecords: 0 })).toThrow(
+        InvalidRecordOptionError,
+      );
+      const store = new InMemoryIdempotencyRecordStore({ clock: new FakeClock() });
+      await Promise.all(
+        Array.from({ length: 100_000 }, (_, index) => store.begin(`k${index}`, 'd', timing)),
+      );
+      await expect(store.begin('one-more', 'd', timing)).rejects.toBeInstanceOf(
+        InMemoryCapacityError,
+      );
+    });
   });
 });

@@ -1,4 +1,5 @@
 import {
+  InMemoryCapacityError,
   InMemoryIdempotencyRecordStore,
   InMemoryRecordQuota,
   OncelyConfigurationError,
@@ -126,5 +127,41 @@ describe('QuotaLimitedIdempotencyRecordStore', () => {
           windowMs: 1_000,
         }),
     ).toThrow(OncelyConfigurationError);
+  });
+});
+
+describe('InMemoryRecordQuota', () => {
+  it('bounds the identities it counts: past windows go first, then a new one is refused', async () => {
+    const clock = new ManualClock();
+    const quota = new InMemoryRecordQuota(clock, { maxEntries: 3 });
+    clock.advance(60_000 - (clock.now() % 60_000));
+    expect(await quota.take('t-1', 'k1', 10, 1_000)).toMatchObject({ kind: 'counted' });
+    expect(await quota.take('t-2', 'k1', 10, 60_000)).toMatchObject({ kind: 'counted' });
+    expect(await quota.take('t-2', 'k2', 10, 60_000)).toMatchObject({ kind: 'counted' });
+    clock.advance(1_000);
+
+    // t-1's window is over: its count makes room.
+    expect(await quota.take('t-3', 'k1', 10, 60_000)).toMatchObject({ kind: 'counted' });
+    expect(quota.size).toBe(3);
+    const refusal = await quota.take('t-4', 'k1', 10, 60_000).catch((error) => error);
+    expect(refusal).toBeInstanceOf(InMemoryCapacityError);
+    expect(refusal).toMatchObject({ option: 'maxEntries', limit: 3, retryAfterMs: 59_000 });
+    // Identities already counted are still recognised at the bound.
+    expect(await quota.take('t-2', 'k1', 10, 60_000)).toEqual({ kind: 'already_counted' });
+  });
+
+  it('gives an identity back, dropping a scope left with none', async () => {
+    const clock = new ManualClock();
+    const quota = new InMemoryRecordQuota(clock, { maxEntries: 1 });
+    const counted = await quota.take('t-1', 'k1', 10, 60_000);
+    if (counted.kind !== 'counted') throw new Error(counted.kind);
+    await quota.giveBack('t-1', 'k1', counted.window);
+
+    expect(quota.size).toBe(0);
+    expect(await quota.take('t-2', 'k1', 10, 60_000)).toMatchObject({ kind: 'counted' });
+  });
+
+  it('refuses a bound that is not a positive integer', () => {
+    expect(() => new InMemoryRecordQuota(undefined, { maxEntries: 1.5 })).toThrow(/maxEntries/);
   });
 });

@@ -16,6 +16,11 @@ const MIN_WAIT_MS = 50;
  * lease instead of racing it for the record (the coordinator and the record decide either way).
  */
 const JITTER_MS = 250;
+/**
+ * Most standbys kept at once. Each holds its call's arguments until the lease it waits for ends,
+ * so a flood of refusals for distinct identities must not hold memory without bound.
+ */
+export const DEFAULT_MAX_STANDBYS = 10_000;
 
 /**
  * One more call of a refused provider method, with its first arguments, through the executor;
@@ -45,6 +50,9 @@ export class StandbyRegistry {
   readonly #closing = new AbortController();
   readonly #logger = new Logger('OncelyModule');
 
+  /** @param maxStandbys standbys kept at once; a refusal past them gets none (it is logged). */
+  constructor(private readonly maxStandbys = DEFAULT_MAX_STANDBYS) {}
+
   /** Standbys waiting or calling. */
   get size(): number {
     return this.#standbys.size;
@@ -58,6 +66,12 @@ export class StandbyRegistry {
     const { identity } = refusal;
     const { idempotent } = route;
     if (!idempotent || this.#closing.signal.aborted || this.#standbys.has(identity)) return;
+    if (this.#standbys.size >= this.maxStandbys) {
+      this.#logger.warn(
+        `${route.name}: no standby for ${identity}, since ${this.maxStandbys} standbys wait already (OncelyModule option maxStandbys): this app will not call it again if its run elsewhere stops. Raise maxStandbys if that many refusals are expected.`,
+      );
+      return;
+    }
     const standby = this.#standBy(refusal, route.name, idempotent, attempt).finally(() =>
       this.#standbys.delete(identity),
     );

@@ -89,6 +89,28 @@ describe('StandbyRegistry', () => {
     expect(second.calls).toHaveLength(0);
   });
 
+  it('keeps at most maxStandbys, warning about each refusal past them', async () => {
+    const bounded = new StandbyRegistry(2);
+    try {
+      const calls = [attempts(replayed), attempts(replayed), attempts(replayed)];
+      calls.forEach(({ attempt }, index) =>
+        bounded.keep(
+          new IdempotencyConflictError(`${IDENTITY}-${index}`, 20),
+          routeOf({}),
+          attempt,
+        ),
+      );
+      expect(bounded.size).toBe(2);
+      expect(warn).toHaveBeenCalledWith(
+        expect.stringContaining(`no standby for ${IDENTITY}-2, since 2 standbys wait already`),
+      );
+      await until(() => bounded.size === 0);
+      expect(calls.map(({ calls: made }) => made.length)).toEqual([1, 1, 0]);
+    } finally {
+      await bounded.close();
+    }
+  });
+
   it('waits again while the run is still in flight, and runs the method once its lease ran out', async () => {
     const { attempt, calls } = attempts(refusal(30), refusal(30), executed);
     registry.keep(refusal(), routeOf({}), attempt);
