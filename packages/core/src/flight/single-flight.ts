@@ -363,8 +363,7 @@ export class SingleFlight {
     };
     if (error !== undefined) event.error = error;
     if (error instanceof ForeignOwnerError) {
-      event.owner = error.owner;
-      event.foreignOwner = error.foreignOwner;
+      ({ owner: event.owner, foreignOwner: event.foreignOwner } = error);
     }
     this.#events.emit(event);
   }
