@@ -1,34 +1,10 @@
 import { ProblemType } from '@oncely/core';
-import {
-  killAllWorkers,
-  requireService,
-  services,
-  spawnWorker,
-  type Worker,
-} from '@oncely/testing-kit';
-import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { DataSource } from 'typeorm';
-import { PostgresSchema } from '../fixtures/postgres-schema.js';
-import { uniqueNamespace } from '../fixtures/test-app.js';
-import type { DeployNodeConfig } from '../support/deploy-node.js';
+import { DeployCluster, type DeployNode, type PaymentAnswer } from '../support/deploy-cluster.js';
 
-const WORKER = 'packages/nestjs/test/support/deploy.worker.ts';
 /** The records' lease: how long a request killed in flight keeps its key. */
 const LEASE_MS = 4_000;
-
-interface Answer {
-  readonly status: number;
-  readonly replayed: boolean;
-  readonly retryAfter: number | undefined;
-  readonly body: { version?: string; paymentId?: number; type?: string };
-}
-
-interface Node {
-  readonly worker: Worker;
-  readonly port: number;
-}
 
 const payment = (i: number) => ({ orderId: `order-${i}`, amount: `${i + 1}0.00` });
 
@@ -38,102 +14,27 @@ const payment = (i: number) => ({ orderId: `order-${i}`, amount: `${i + 1}0.00` 
  * by the handler (one per execution) are the truth every assertion counts.
  */
 describe.each(['redis', 'postgres'] as const)('a version bump deployed, records on %s', (store) => {
-  const schema = new PostgresSchema();
-  const namespace = uniqueNamespace('deploy');
-  const keyPrefix = `oncely-deploy-${randomUUID().slice(0, 8)}:`;
-  let admin: DataSource;
+  const cluster = new DeployCluster(store, 'deploy');
 
-  beforeAll(async () => {
-    await requireService('redis');
-    await requireService('postgres');
-    admin = await schema.create();
-    await admin.query(
-      `CREATE TABLE "${schema.name}"."payments" (id serial PRIMARY KEY, idempotency_key varchar(64) NOT NULL, order_id varchar(64) NOT NULL, amount varchar(16) NOT NULL, version varchar(8) NOT NULL)`,
-    );
-  }, 60_000);
+  beforeAll(() => cluster.setUp(), 60_000);
+  afterAll(() => cluster.tearDown());
 
-  afterAll(async () => {
-    await killAllWorkers();
-    await schema.drop();
-    const redis = new Redis({ ...services.redis });
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${keyPrefix}*`, 'COUNT', 1000);
-      if (keys.length > 0) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-    await redis.quit();
-  });
-
-  async function startNode(version: string, previousVersions?: string[]): Promise<Node> {
-    const config: DeployNodeConfig = {
-      namespace,
-      keyPrefix,
-      schema: schema.name,
-      store,
+  const startNode = (version: string, previousVersions?: string[]): Promise<DeployNode> =>
+    cluster.start(
+      { version, leaseTtl: LEASE_MS, ...(previousVersions && { previousVersions }) },
       version,
-      leaseTtl: LEASE_MS,
-      ...(previousVersions && { previousVersions }),
-    };
-    const worker = spawnWorker(WORKER, { args: [JSON.stringify(config)] });
-    const { port } = await worker.message<{ ready?: string; port: number }>(
-      (message) => message.ready === version,
-      120_000,
     );
-    return { worker, port };
-  }
-
-  async function pay(
-    node: Node,
-    key: string,
-    body: object,
-    headers: Record<string, string> = {},
-  ): Promise<Answer> {
-    const response = await fetch(`http://127.0.0.1:${node.port}/payments`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-tenant': 't-1',
-        'idempotency-key': key,
-        ...headers,
-      },
-      body: JSON.stringify(body),
-    });
-    const retryAfter = response.headers.get('retry-after');
-    return {
-      status: response.status,
-      replayed: response.headers.get('idempotent-replayed') === 'true',
-      retryAfter: retryAfter === null ? undefined : Number(retryAfter),
-      body: (await response.json()) as Answer['body'],
-    };
-  }
-
-  /** The business rows per idempotency key, as `version` of each execution. */
-  async function executions(keys: readonly string[]): Promise<Record<string, string[]>> {
-    const rows = await admin.query<{ idempotency_key: string; version: string }[]>(
-      `SELECT idempotency_key, version FROM "${schema.name}"."payments" WHERE idempotency_key = ANY($1) ORDER BY id`,
-      [keys],
-    );
-    const byKey: Record<string, string[]> = Object.fromEntries(keys.map((key) => [key, []]));
-    for (const row of rows) byKey[row.idempotency_key]!.push(row.version);
-    return byKey;
-  }
-
-  async function stop(node: Node): Promise<void> {
-    node.worker.send({ stop: true });
-    await node.worker.exited;
-  }
 
   it('v1 killed with a request in flight, v2 with previousVersions: retries replay, the killed request answers 409 until its lease ends, each payment runs once', async () => {
     // A rolling deploy: the v2 release boots while v1 serves, then the v1 process dies.
     const [v1, v2] = await Promise.all([startNode('v1'), startNode('v2', ['v1'])]);
     const completed = Array.from({ length: 5 }, () => randomUUID());
-    const firsts = await Promise.all(completed.map((key, i) => pay(v1, key, payment(i))));
+    const firsts = await Promise.all(completed.map((key, i) => cluster.pay(v1, key, payment(i))));
     expect(firsts.map(({ status, body }) => [status, body.version])).toEqual(
       completed.map(() => [201, 'v1']),
     );
     const cutOff = randomUUID();
-    const inFlight = pay(v1, cutOff, payment(9), { 'x-hold': cutOff }).then(
+    const inFlight = cluster.pay(v1, cutOff, payment(9), { 'x-hold': cutOff }).then(
       () => 'answered',
       () => 'cut off',
     );
@@ -145,7 +46,9 @@ describe.each(['redis', 'postgres'] as const)('a version bump deployed, records 
     expect(await inFlight).toBe('cut off');
 
     const retries = await Promise.all(
-      completed.flatMap((key, i) => Array.from({ length: 10 }, () => pay(v2, key, payment(i)))),
+      completed.flatMap((key, i) =>
+        Array.from({ length: 10 }, () => cluster.pay(v2, key, payment(i))),
+      ),
     );
     expect(retries.map(({ status, replayed }) => [status, replayed])).toEqual(
       retries.map(() => [201, true]),
@@ -153,14 +56,14 @@ describe.each(['redis', 'postgres'] as const)('a version bump deployed, records 
     expect(retries.map(({ body }) => body)).toEqual(
       firsts.flatMap(({ body }) => Array.from({ length: 10 }, () => body)),
     );
-    const otherAmount = await pay(v2, completed[0]!, { ...payment(0), amount: '999.00' });
+    const otherAmount = await cluster.pay(v2, completed[0]!, { ...payment(0), amount: '999.00' });
     expect(otherAmount.status).toBe(422);
     expect(otherAmount.body.type).toBe(ProblemType.payloadMismatch);
 
-    const answers: Answer[] = [];
+    const answers: PaymentAnswer[] = [];
     const deadline = killedAt + LEASE_MS + 20_000;
     for (;;) {
-      const answer = await pay(v2, cutOff, payment(9));
+      const answer = await cluster.pay(v2, cutOff, payment(9));
       answers.push(answer);
       if (answer.status !== 409 || Date.now() > deadline) break;
       await sleep(100);
@@ -177,26 +80,29 @@ describe.each(['redis', 'postgres'] as const)('a version bump deployed, records 
     expect(ranAt - killedAt).toBeGreaterThanOrEqual(LEASE_MS / 3);
     const ran = answers.at(-1)!;
     expect([ran.status, ran.replayed, ran.body.version]).toEqual([201, false, 'v2']);
-    expect(await pay(v2, cutOff, payment(9))).toMatchObject({ replayed: true, body: ran.body });
+    expect(await cluster.pay(v2, cutOff, payment(9))).toMatchObject({
+      replayed: true,
+      body: ran.body,
+    });
 
     const fresh = randomUUID();
-    expect((await pay(v2, fresh, payment(7))).body.version).toBe('v2');
-    expect(await executions([...completed, cutOff, fresh])).toEqual({
+    expect((await cluster.pay(v2, fresh, payment(7))).body.version).toBe('v2');
+    expect(await cluster.executions([...completed, cutOff, fresh])).toEqual({
       ...Object.fromEntries(completed.map((key) => [key, ['v1']])),
       [cutOff]: ['v2'],
       [fresh]: ['v2'],
     });
-    await stop(v2);
+    await cluster.stop(v2);
   }, 180_000);
 
   it('v1 and v2 serving together: a request in flight on v1 is a 409 on v2, then replays there; only the two-step rollout covers retries moving back to v1', async () => {
     const [v1, v2] = await Promise.all([startNode('v1'), startNode('v2', ['v1'])]);
     const held = randomUUID();
-    const onV1 = pay(v1, held, payment(1), { 'x-hold': held });
+    const onV1 = cluster.pay(v1, held, payment(1), { 'x-hold': held });
     await v1.worker.message<{ entered?: string }>((message) => message.entered === held);
 
     const duplicates = await Promise.all(
-      Array.from({ length: 10 }, () => pay(v2, held, payment(1))),
+      Array.from({ length: 10 }, () => cluster.pay(v2, held, payment(1))),
     );
     expect(duplicates.map(({ status, body }) => [status, body.type])).toEqual(
       duplicates.map(() => [409, ProblemType.requestInFlight]),
@@ -204,27 +110,33 @@ describe.each(['redis', 'postgres'] as const)('a version bump deployed, records 
     v1.worker.send({ release: held });
     const first = await onV1;
     expect([first.status, first.body.version]).toEqual([201, 'v1']);
-    expect(await pay(v2, held, payment(1))).toMatchObject({ replayed: true, body: first.body });
+    expect(await cluster.pay(v2, held, payment(1))).toMatchObject({
+      replayed: true,
+      body: first.body,
+    });
 
     // A v1 release never reads v2's records: a retry moving back to it runs again.
     const movedBack = randomUUID();
-    await pay(v2, movedBack, payment(2));
-    expect(await pay(v1, movedBack, payment(2))).toMatchObject({ status: 201, replayed: false });
+    await cluster.pay(v2, movedBack, payment(2));
+    expect(await cluster.pay(v1, movedBack, payment(2))).toMatchObject({
+      status: 201,
+      replayed: false,
+    });
     // Step one of the two-step rollout: v1 reading v2's records, deployed before v2 serves.
     const v1ReadingV2 = await startNode('v1', ['v2']);
     const covered = randomUUID();
-    const onV2 = await pay(v2, covered, payment(3));
-    expect(await pay(v1ReadingV2, covered, payment(3))).toMatchObject({
+    const onV2 = await cluster.pay(v2, covered, payment(3));
+    expect(await cluster.pay(v1ReadingV2, covered, payment(3))).toMatchObject({
       status: 201,
       replayed: true,
       body: onV2.body,
     });
 
-    expect(await executions([held, movedBack, covered])).toEqual({
+    expect(await cluster.executions([held, movedBack, covered])).toEqual({
       [held]: ['v1'],
       [movedBack]: ['v2', 'v1'],
       [covered]: ['v2'],
     });
-    await Promise.all([stop(v1), stop(v2), stop(v1ReadingV2)]);
+    await Promise.all([cluster.stop(v1), cluster.stop(v2), cluster.stop(v1ReadingV2)]);
   }, 180_000);
 });
