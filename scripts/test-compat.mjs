@@ -108,14 +108,16 @@ async function installedVersions(app, log) {
 }
 
 /**
- * What the app's runner says it ran (Jest's `Tests:` line, or node:test's `tests N`), so the
+ * What the app's runner says it ran (Jest's `Tests:` line, or node:test's `pass N` and `tests N`), so the
  * summary shows a suite that quietly ran nothing.
  */
 function testCount(output) {
   const jest = /^Tests:\s+(.+)$/m.exec(output);
   if (jest) return jest[1].trim();
-  const nodeTest = /^(?:#|ℹ) tests (\d+)$/m.exec(output);
-  return nodeTest ? `${nodeTest[1]} total` : 'test count unknown';
+  const nodeTests = /^(?:#|ℹ) tests (\d+)$/m.exec(output);
+  const nodePassed = /^(?:#|ℹ) pass (\d+)$/m.exec(output);
+  if (!nodeTests) return 'test count unknown';
+  return `${nodePassed?.[1] ?? 0} passed, ${nodeTests[1]} total`;
 }
 
 async function testApp(app) {
