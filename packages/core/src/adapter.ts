@@ -40,6 +40,13 @@ export type { ProtectionEnginesOptions } from './engine/protection-engines.js';
  * what a tool listing claims builds so that it connects to nothing.
  */
 export { DeclaredRoutes, type DeclaredRoutesOptions } from './engine/declared-routes.js';
+/** What a claim registry compares: a claim's operation, its slot, and who conflicts with it. */
+export {
+  claimCheckOf,
+  claimSlot,
+  claimedOperation,
+  isForeignClaim,
+} from './registry/claim-registry.port.js';
 /** Checks an option holds a function, in the wording of every other option error. */
 export { positiveIntegerOption, requireFunction } from './engine/option-checks.js';
 

@@ -30,6 +30,13 @@ export type { HandlerContext } from './call/protected-call.types.js';
 export type { OperationClaim, OperationRegistry } from './call/operation-registry.js';
 /** One claim as the service's registry file lists it (`oncely registry export`). */
 export type { RegistryClaim } from './registry/registry-claim.js';
+/** How the app's claims are registered where its records go (the `claims` option). */
+export {
+  DEFAULT_CLAIM_RENEW_MS,
+  DEFAULT_CLAIM_TTL_MS,
+  type ClaimOptions,
+} from './engine/claim-setup.js';
+export type { OnForeignClaim } from './registry/claim-heartbeat.js';
 
 // Embedded default: one process, nothing to install
 
@@ -44,6 +51,17 @@ export { InMemoryRecordQuota } from './security/in-memory-record.quota.js';
 export type { InMemoryRecordQuotaOptions } from './security/in-memory-record.quota.js';
 
 // Ports: what a coordinator, a store or a quota implements
+
+export type {
+  ClaimAnnouncement,
+  ClaimCheck,
+  ClaimConflict,
+  ClaimedOperation,
+  ClaimRegistry,
+  ClaimRegistrySource,
+} from './registry/claim-registry.port.js';
+/** Claims of the engines of one process, e.g. for tests. */
+export { InMemoryClaimRegistry } from './registry/in-memory-claim.registry.js';
 
 export type {
   AcquireOutcome,
@@ -171,6 +189,8 @@ export {
 } from './call/idempotency-conflict.errors.js';
 /** The key met a record of another service (409): neither replayed nor overwritten. */
 export { ForeignOwnerError } from './errors/foreign-owner.error.js';
+/** At start-up, another service holds a live claim on one of the app's operations. */
+export { ForeignClaimError } from './registry/foreign-claim.error.js';
 export { FlightBusyError } from './flight/flight-busy.error.js';
 export { SharedFlightError } from './flight/shared-flight.error.js';
 /** A run that lost its lease, or ran past `maxDuration`. */

@@ -16,6 +16,13 @@ export { RedisIdempotencyRecordStore } from './record/redis-idempotency-record.s
 /** Options of `RedisIdempotencyRecordStore`: the key prefix. */
 export type { RedisIdempotencyRecordStoreOptions } from './record/redis-idempotency-record-store.options.js';
 
+/** Claims of the services sharing one Redis: where the coordinator and the store register them. */
+export {
+  RedisClaimRegistry,
+  type RedisClaimEntry,
+  type RedisClaimRegistryOptions,
+} from './claims/redis-claim.registry.js';
+
 /** Operator access (inspect, force release) to the records of `RedisIdempotencyRecordStore`. */
 export {
   RedisIdempotencyRecordAdmin,

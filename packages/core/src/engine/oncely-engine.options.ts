@@ -3,6 +3,8 @@ import type { FlightCoordinator } from '../flight/flight-coordinator.port.js';
 import type { IdempotencyRecordStore } from '../record/idempotency-record-store.port.js';
 import type { ProtectionDefaults } from '../call/route-options.js';
 import type { CallTracer } from '../tracing/call-tracer.port.js';
+import type { OnForeignClaim } from '../registry/claim-heartbeat.js';
+import type { ClaimOptions } from './claim-setup.js';
 import type { SecurityOptions } from './secure-engines.js';
 
 /** What every integration (the Nest module, `createOncely()`) configures oncely's engines with. */
@@ -43,6 +45,21 @@ export interface OncelyEngineOptions extends SecurityOptions {
    * e.g. `createOpenTelemetryTracer(otel, { tracerProvider })`.
    */
   readonly tracing?: false | CallTracer;
+  /**
+   * What the start-up does when another service holds a live claim on one of the app's operations
+   * (same mechanism and `namespace:operation:version`, not both routes `shared: true`), found in
+   * the registry where the records go. `'fail'` (default): the boot throws `ForeignClaimError`
+   * naming both services and routes. `'warn'`: a warning is logged once and a `foreign_claim`
+   * event emitted; the foreign-owner checks then refuse each other's records per call.
+   */
+  readonly onForeignClaim?: OnForeignClaim;
+  /**
+   * How the app's claims are registered where its records go (the store's registry for
+   * idempotency claims, the coordinator's for SingleFlight claims), renewed on a heartbeat and
+   * withdrawn on close: `{ ttl, renewEvery, registry }` (defaults 30 s, 10 s, where the records
+   * go), or `false` to register none.
+   */
+  readonly claims?: ClaimOptions | false;
   /**
    * Names the entry point in error messages, e.g. `OncelyModule` or `createOncely()`.
    * Default: `createOncelyEngine()`.

@@ -8,9 +8,12 @@ import { InMemoryFlightCoordinator } from '../flight/in-memory-flight-coordinato
 import type { IdempotencyRecordStore } from '../record/idempotency-record-store.port.js';
 import { InMemoryIdempotencyRecordStore } from '../record/in-memory-idempotency-record.store.js';
 import { isTransactionalRecordStore } from '../record/transactional-idempotency-record-store.port.js';
+import { ClaimHeartbeat } from '../registry/claim-heartbeat.js';
 import type { RegistryClaim } from '../registry/registry-claim.js';
+import { claimSettingsOf, claimTargetsOf, type ClaimSettings } from './claim-setup.js';
 import { CallTracing } from './call-tracing.js';
 import { DeclaredRoutes } from './declared-routes.js';
+import type { OncelyEventListener } from '../events/oncely-event.js';
 import type { OncelyEngineOptions } from './oncely-engine.options.js';
 import { coordinatorOption, storeOption } from './option-checks.js';
 import { createProtectionEngines } from './protection-engines.js';
@@ -60,7 +63,21 @@ export interface OncelyEngine {
    * again returns the same promise.
    */
   start(): Promise<void>;
-  /** Closes the coordinator and store (each closes only the clients it created). Idempotent. */
+  /**
+   * Registers every defined route's claims where the records go (see the `claims` option) and
+   * renews them on an unref'd timer until `close()`. Call it once every route is defined (the
+   * Nest module does at bootstrap, Express's `start()` does). A live claim of another service on
+   * one of the operations rejects with `ForeignClaimError` under `onForeignClaim: 'fail'`, after
+   * closing what the engine owns; under `'warn'` it goes to `warn` and to a `foreign_claim`
+   * event. Calling it again returns the same promise.
+   *
+   * @param warn where warnings go; default `console.warn`.
+   */
+  registerClaims(warn?: (message: string) => void): Promise<void>;
+  /**
+   * Withdraws this instance's claims (other replicas' stay), then closes the coordinator and
+   * store (each closes only the clients it created). Idempotent.
+   */
   close(): Promise<void>;
 }
 
@@ -76,6 +93,7 @@ interface Closable {
 export function createOncelyEngine(options: OncelyEngineOptions): OncelyEngine {
   const routes = DeclaredRoutes.create(options);
   const { owner } = routes;
+  const claims = claimSettingsOf(owner, options.claims, options.onForeignClaim);
   const given = {
     coordinator: coordinatorOption(owner, options.coordinator),
     store: storeOption(owner, options.store),
@@ -100,6 +118,9 @@ export function createOncelyEngine(options: OncelyEngineOptions): OncelyEngine {
   );
   return new Engine(routes, executor, coordinator, store, {
     givenStore: plain.store,
+    plain,
+    claims,
+    events,
     tracing,
     owned: closablesOf(plain),
   });
@@ -115,6 +136,8 @@ function closablesOf(engines: { coordinator: object; store: object }): Closable[
 class Engine implements OncelyEngine {
   readonly supportsTransactions: boolean;
   #starting: Promise<void> | undefined;
+  #registering: Promise<void> | undefined;
+  #heartbeat: ClaimHeartbeat | undefined;
   #closing: Promise<void> | undefined;
 
   constructor(
@@ -125,6 +148,10 @@ class Engine implements OncelyEngine {
     private readonly parts: {
       /** The store as given, which the security wrappers forward to: the one to start. */
       readonly givenStore: IdempotencyRecordStore;
+      /** The coordinator and store as given: those offering a claim registry. */
+      readonly plain: { readonly coordinator: object; readonly store: object };
+      readonly claims: ClaimSettings | undefined;
+      readonly events: readonly OncelyEventListener[];
       readonly tracing: CallTracing;
       readonly owned: readonly Closable[];
     },
@@ -176,10 +203,34 @@ class Engine implements OncelyEngine {
     }
   }
 
+  registerClaims(warn: (message: string) => void = console.warn): Promise<void> {
+    this.#registering ??= this.#registerClaims(warn);
+    return this.#registering;
+  }
+
+  async #registerClaims(warn: (message: string) => void): Promise<void> {
+    const { claims, plain, events } = this.parts;
+    if (claims === undefined || this.#closing) return;
+    const heartbeat = new ClaimHeartbeat(claimTargetsOf(claims, plain), {
+      ...claims,
+      events,
+      warn,
+    });
+    this.#heartbeat = heartbeat;
+    try {
+      await heartbeat.start(() => this.claims());
+    } catch (error) {
+      await this.close();
+      throw error;
+    }
+  }
+
   close(): Promise<void> {
-    this.#closing ??= Promise.allSettled(this.parts.owned.map((resource) => resource.close())).then(
-      () => undefined,
-    );
+    this.#closing ??= (async () => {
+      // Withdrawn first, while the clients the registries use are still open.
+      await this.#heartbeat?.stop();
+      await Promise.allSettled(this.parts.owned.map((resource) => resource.close()));
+    })();
     return this.#closing;
   }
 }

@@ -11,6 +11,7 @@ export type OncelyOutcome =
   | 'conflict'
   | 'mismatch'
   | 'foreign_owner'
+  | 'foreign_claim'
   | 'refused'
   | 'lease_lost'
   | 'coordinator_down'
@@ -31,9 +32,16 @@ export interface OncelyEvent {
   readonly key: string;
   /** Milliseconds from the call's start to this decision, where the deciding layer measures it. */
   readonly durationMs?: number;
-  /** `foreign_owner`: the service of the call that met another service's record. */
+  /**
+   * `foreign_owner`: the service of the call that met another service's record. `foreign_claim`
+   * (at start-up or on a heartbeat, another service holds a live claim on the same operation;
+   * `key` is then the operation): this app's service.
+   */
   readonly owner?: string;
-  /** `foreign_owner`: the service whose record was met (and left untouched). */
+  /**
+   * `foreign_owner`: the service whose record was met (and left untouched). `foreign_claim`: the
+   * service holding the other claim.
+   */
   readonly foreignOwner?: string;
   /** The error behind the outcome, when one caused it (`failed`, `refused`, `lease_lost`, …). */
   readonly error?: unknown;

@@ -64,7 +64,7 @@ export function createPrometheusListener(
   const labelNames = ['mechanism', 'operation', 'outcome'] as const;
   const decisions = new client.Counter({
     name: `${prefix}decisions_total`,
-    help: 'Decisions taken by oncely (executed, joined, shared, cached, replayed, conflict, mismatch, foreign_owner, refused, lease_lost, coordinator_down, failed).',
+    help: 'Decisions taken by oncely (executed, joined, shared, cached, replayed, conflict, mismatch, foreign_owner, foreign_claim, refused, lease_lost, coordinator_down, failed).',
     labelNames,
     ...registers,
   });

@@ -1,10 +1,12 @@
 import type {
   AcquireOutcome,
+  ClaimRegistrySource,
   FlightCoordinator,
   FlightLeaseAdmin,
   FlightOutcome,
 } from '@oncely/core';
 import type { Cluster, Redis } from 'ioredis';
+import { RedisClaimRegistry } from '../claims/redis-claim.registry.js';
 import { InvalidRedisOptionError } from '../connection/invalid-redis-option.error.js';
 import { keyPrefix } from '../connection/key-prefix.js';
 import { RedisAvailability } from '../connection/redis-availability.js';
@@ -35,7 +37,10 @@ import type { RedisFlightCoordinatorOptions } from './redis-flight-coordinator.o
  * returns, though the coordinator gave up on it (at worst a lease nobody completes, until its
  * TTL ends).
  */
-export class RedisFlightCoordinator implements FlightCoordinator, FlightLeaseAdmin {
+export class RedisFlightCoordinator
+  implements FlightCoordinator, FlightLeaseAdmin, ClaimRegistrySource
+{
+  #claims: RedisClaimRegistry | undefined;
   private readonly client: Redis | Cluster;
   private readonly ownsClient: boolean;
   private readonly scripts: FlightScripts;
@@ -141,6 +146,15 @@ export class RedisFlightCoordinator implements FlightCoordinator, FlightLeaseAdm
     if (this.closed) throw this.availability.unavailable(new Error('this coordinator is closed'));
     await this.availability.ready();
     await this.availability.within(this.notices.listen(this.channel, this.leasesGone));
+  }
+
+  /**
+   * The registry the SingleFlight claims of the engine go to: this Redis, under this key prefix
+   * (`RedisClaimRegistry`), on this coordinator's client.
+   */
+  claimRegistry(): RedisClaimRegistry {
+    this.#claims ??= new RedisClaimRegistry(this.client, { keyPrefix: this.keyPrefix });
+    return this.#claims;
   }
 
   waitForNotice(key: string, timeoutMs: number, signal?: AbortSignal): Promise<void> {

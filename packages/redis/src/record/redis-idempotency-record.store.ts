@@ -4,11 +4,13 @@ import {
   LeaseLostError,
   type BeginOptions,
   type BeginOutcome,
+  type ClaimRegistrySource,
   type IdempotencyRecordStore,
   type RecordLease,
   type StoredResponse,
 } from '@oncely/core';
 import { decodeStoredResponse, encodeStoredResponse, recordKeyHash } from '@oncely/core/adapter';
+import { RedisClaimRegistry } from '../claims/redis-claim.registry.js';
 import { InvalidRedisOptionError } from '../connection/invalid-redis-option.error.js';
 import { createClient, isClient } from '../connection/redis-clients.js';
 import type { RedisConnection } from '../connection/redis-connection.js';
@@ -35,7 +37,9 @@ import type { RedisIdempotencyRecordStoreOptions } from './redis-idempotency-rec
  * crash; an asynchronous replica can lose acknowledged writes on failover); for the last line of
  * defence of a payment, prefer the TypeORM store inside the business transaction.
  */
-export class RedisIdempotencyRecordStore implements IdempotencyRecordStore {
+export class RedisIdempotencyRecordStore implements IdempotencyRecordStore, ClaimRegistrySource {
+  #claims: RedisClaimRegistry | undefined;
+  private readonly keyPrefix: string | undefined;
   private readonly client: Redis | Cluster;
   private readonly ownsClient: boolean;
   private readonly scripts: RecordScripts;
@@ -51,6 +55,7 @@ export class RedisIdempotencyRecordStore implements IdempotencyRecordStore {
    */
   constructor(connection: RedisConnection, options: RedisIdempotencyRecordStoreOptions = {}) {
     this.recordKeyOf = recordKeys(options.keyPrefix);
+    this.keyPrefix = options.keyPrefix;
     this.ownsClient = !isClient(connection);
     this.client = isClient(connection) ? connection : createClient(connection);
     this.scripts = defineRecordScripts(this.client);
@@ -167,6 +172,17 @@ export class RedisIdempotencyRecordStore implements IdempotencyRecordStore {
    */
   async purgeExpired(_batchSize: number): Promise<number> {
     return 0;
+  }
+
+  /**
+   * The registry the idempotency claims of the engine go to: this Redis, under this key prefix
+   * (`RedisClaimRegistry`), on this store's client.
+   */
+  claimRegistry(): RedisClaimRegistry {
+    this.#claims ??= new RedisClaimRegistry(this.client, {
+      ...(this.keyPrefix !== undefined && { keyPrefix: this.keyPrefix }),
+    });
+    return this.#claims;
   }
 
   /** Quits the client if the store created it; a client passed in is left open. */

@@ -1,0 +1,6 @@
+export {
+  claimRegistryContract,
+  type ClaimRegistryContractOptions,
+  type ClaimRegistryHarness,
+  type ClaimRegistryHarnessFactory,
+} from './claim-registry.contract.js';

@@ -1,0 +1,150 @@
+import {
+  ForeignClaimError,
+  InMemoryClaimRegistry,
+  OncelyConfigurationError,
+  createOncelyEngine,
+  type ClaimAnnouncement,
+  type OncelyEngine,
+  type OncelyEngineOptions,
+  type OncelyEvent,
+} from '@oncely/core';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** Engines registering their claims in one registry, as services sharing one backend do. */
+describe('claim registration at start-up', () => {
+  const created: OncelyEngine[] = [];
+  afterEach(async () => {
+    await Promise.all(created.splice(0).map((built) => built.close()));
+  });
+
+  function engine(
+    registry: InMemoryClaimRegistry,
+    service: string,
+    route: string,
+    options: Partial<OncelyEngineOptions> = {},
+  ): OncelyEngine {
+    const built = createOncelyEngine({
+      namespace: 'shop',
+      service,
+      claims: { registry, ttl: 300, renewEvery: 50 },
+      ...options,
+    });
+    created.push(built);
+    built.defineRoute(route, {
+      idempotent: { operation: 'payment-capture', scope: 'user.tenantId' },
+    });
+    return built;
+  }
+
+  it('fails the second service’s boot naming both services and routes, and closes its engine', async () => {
+    const registry = new InMemoryClaimRegistry();
+    await engine(registry, 'orders-api', 'OrdersController.pay').registerClaims();
+    const billing = engine(registry, 'billing-api', 'BillingController.pay');
+
+    const error = await billing.registerClaims().catch((caught: unknown) => caught);
+
+    expect(error).toBeInstanceOf(ForeignClaimError);
+    expect(error).toBeInstanceOf(OncelyConfigurationError);
+    expect((error as ForeignClaimError).code).toBe('foreign_claim');
+    expect((error as Error).message).toMatch(
+      /Service "billing-api" \(BillingController\.pay\) claims idempotency operation "shop:payment-capture:v1", which service "orders-api" \(OrdersController\.pay\) already claims/,
+    );
+    expect((error as Error).message).toMatch(/Rename the namespace or the operation/);
+    expect((error as Error).message).toMatch(/shared: true/);
+    expect((error as ForeignClaimError).conflicts).toHaveLength(1);
+  });
+
+  it('warns once and emits one foreign_claim event under onForeignClaim: warn', async () => {
+    const registry = new InMemoryClaimRegistry();
+    await engine(registry, 'orders-api', 'OrdersController.pay').registerClaims();
+    const events: OncelyEvent[] = [];
+    const warnings: string[] = [];
+    const billing = engine(registry, 'billing-api', 'BillingController.pay', {
+      onForeignClaim: 'warn',
+      events: (event) => events.push(event),
+    });
+
+    await billing.registerClaims((message) => warnings.push(message));
+    await sleep(200); // a few renewals, each seeing the same conflict
+
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/"billing-api".*"orders-api"/);
+    expect(events).toEqual([
+      {
+        mechanism: 'idempotency',
+        outcome: 'foreign_claim',
+        operation: 'shop:payment-capture:v1',
+        key: 'shop:payment-capture:v1',
+        owner: 'billing-api',
+        foreignOwner: 'orders-api',
+      },
+    ]);
+  });
+
+  it('lets replicas of one service boot, keeps renewing, and withdraws only its own entries on close', async () => {
+    const registry = new InMemoryClaimRegistry();
+    const replicas = ['a', 'b', 'c'].map(() => engine(registry, 'ledger-api', 'Ledger.pay'));
+    await Promise.all(replicas.map((replica) => replica.registerClaims()));
+    await sleep(500); // past the 300 ms TTL: renewals keep the entries alive
+
+    await replicas[0]!.close();
+    const other = engine(registry, 'other-api', 'Other.pay', { onForeignClaim: 'warn' });
+    const warnings: string[] = [];
+    await other.registerClaims((message) => warnings.push(message));
+    expect(warnings).toHaveLength(1);
+
+    await Promise.all(replicas.map((replica) => replica.close()));
+    const last = engine(registry, 'last-api', 'Last.pay');
+    await expect(last.registerClaims()).rejects.toThrow(/"other-api"/);
+  });
+
+  it('lets a dead instance’s claim lapse after the TTL', async () => {
+    const registry = new InMemoryClaimRegistry();
+    await registry.announce({
+      instance: 'crashed',
+      claims: engine(registry, 'orders-api', 'Orders.pay').claims(),
+      ttlMs: 100,
+    });
+    await sleep(150);
+    await expect(engine(registry, 'billing-api', 'Billing.pay').registerClaims()).resolves.toBe(
+      undefined,
+    );
+  });
+
+  it('warns and keeps booting while the registry cannot be reached', async () => {
+    const registry = new InMemoryClaimRegistry();
+    let down = true;
+    const announce = registry.announce.bind(registry);
+    registry.announce = async (announcement: ClaimAnnouncement) => {
+      if (down) throw new Error('connection refused');
+      return announce(announcement);
+    };
+    const warnings: string[] = [];
+    const built = engine(registry, 'orders-api', 'Orders.pay');
+    await built.registerClaims((message) => warnings.push(message));
+    expect(warnings).toEqual([expect.stringMatching(/could not register.*connection refused/)]);
+    down = false;
+    await sleep(120);
+    await expect(engine(registry, 'billing-api', 'Billing.pay').registerClaims()).rejects.toThrow(
+      ForeignClaimError,
+    );
+  });
+
+  it('checks its options', () => {
+    expect(() =>
+      createOncelyEngine({ namespace: 'shop', onForeignClaim: 'ignore' as 'warn' }),
+    ).toThrow(/onForeignClaim.*'fail'.*'warn'/);
+    expect(() =>
+      createOncelyEngine({ namespace: 'shop', claims: { ttl: 1_000, renewEvery: 1_000 } }),
+    ).toThrow(/claims\.renewEvery.*below "claims\.ttl"/);
+  });
+
+  it('registers nothing on the in-memory defaults or with claims: false', async () => {
+    const built = createOncelyEngine({ namespace: 'shop' });
+    created.push(built);
+    await expect(built.registerClaims()).resolves.toBeUndefined();
+    const off = createOncelyEngine({ namespace: 'shop', claims: false });
+    created.push(off);
+    await expect(off.registerClaims()).resolves.toBeUndefined();
+  });
+});
