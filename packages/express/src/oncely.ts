@@ -84,16 +84,21 @@ export class Oncely {
   }
 
   /**
-   * Runs the store's start-up check and starts its background work (`OncelyEngine.start`): await
-   * it before `app.listen()`, so a record table that is missing or not migrated stops the boot
-   * instead of failing every request. A failed start closes what oncely owns.
+   * Runs the store's start-up check and starts its background work (`OncelyEngine.start`), then
+   * registers the claims of the middleware created so far where the records go, renewed until
+   * `close()` (`OncelyEngine.registerClaims`). Await it before `app.listen()`, once the routes are
+   * mounted: a record table that is missing or not migrated, or another service's live claim on
+   * one of the operations (`onForeignClaim: 'fail'`, `ForeignClaimError`), stops the boot instead
+   * of failing requests. A failed start closes what oncely owns. Middleware created later joins
+   * the registry on the next renewal, where a conflict can only be warned about.
    */
-  start(): Promise<void> {
-    return this.#engine.start();
+  async start(): Promise<void> {
+    await this.#engine.start();
+    await this.#engine.registerClaims((message) => console.warn(message));
   }
 
   /**
-   * Closes the coordinator and store: the in-memory defaults and the adapters passed in (which
+   * Withdraws this instance's claims, then closes the coordinator and store: the in-memory defaults and the adapters passed in (which
    * leave open the clients you gave them).
    */
   close(): Promise<void> {

@@ -1,7 +1,9 @@
 import {
   Inject,
+  Logger,
   Module,
   type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
   type DynamicModule,
   type OnApplicationShutdown,
 } from '@nestjs/common';
@@ -30,7 +32,9 @@ import type {
  * `isGlobal: true` to use it from every module. `forRootAsync` takes `namespace`, `service` and
  * `defaults` next to its factory, where `oncely registry` reads them without running it. At
  * start-up it runs the store's start-up check (a missing or outdated record table fails the boot)
- * and finds every protected handler (one pass over controllers and providers); it registers one global interceptor (inert on
+ * and finds every protected handler (one pass over controllers and providers); at bootstrap it
+ * registers the app's claims where its records go (`claims`, `onForeignClaim`), renewed until
+ * shutdown. It registers one global interceptor (inert on
  * handlers without oncely decorators) and the filter writing oncely's own responses. On
  * shutdown it first cancels the standbys of refused provider-method calls (before any module
  * closes the connections they would use), then closes the coordinator and store it was given
@@ -70,8 +74,10 @@ import type {
 })
 export class OncelyModule
   extends ConfigurableOncelyModule
-  implements BeforeApplicationShutdown, OnApplicationShutdown
+  implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown
 {
+  readonly #logger = new Logger('OncelyModule');
+
   /**
    * Nest builds the module; apps import it with `forRoot` or `forRootAsync`.
    *
@@ -101,12 +107,25 @@ export class OncelyModule
     };
   }
 
+  /**
+   * Nest's bootstrap hook, once every route is found: registers the app's claims where its
+   * records go and renews them until shutdown (the `claims` option). Another service's live claim
+   * on one of its operations fails the boot with `ForeignClaimError` (`onForeignClaim: 'fail'`),
+   * or is logged as a warning (`'warn'`).
+   */
+  async onApplicationBootstrap(): Promise<void> {
+    await this.runtime.registerClaims((message) => this.#logger.warn(message));
+  }
+
   /** Nest's shutdown hook: cancels the standbys while the connections they use are still open. */
   async beforeApplicationShutdown(): Promise<void> {
     await this.runtime.stopStandbys();
   }
 
-  /** Nest's shutdown hook: closes the coordinator and store oncely was given. */
+  /**
+   * Nest's shutdown hook: withdraws this instance's claims (other replicas keep theirs), then
+   * closes the coordinator and store oncely was given.
+   */
   async onApplicationShutdown(): Promise<void> {
     await this.runtime.close();
   }

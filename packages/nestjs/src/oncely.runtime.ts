@@ -90,6 +90,16 @@ export class OncelyRuntime {
   }
 
   /**
+   * Registers the app's claims where its records go and renews them until `close()`
+   * (`OncelyEngine.registerClaims`): rejects with `ForeignClaimError` when another service holds
+   * one of its operations and `onForeignClaim` is `'fail'`. The module calls it at bootstrap,
+   * once every route is found.
+   */
+  registerClaims(warn: (message: string) => void): Promise<void> {
+    return this.engine.registerClaims(warn);
+  }
+
+  /**
    * Cancels the standbys of refused provider-method calls (`StandbyRegistry`) and waits for those
    * calling right now; none starts afterwards. Called before the app closes its connections.
    */
