@@ -1,7 +1,8 @@
 /**
  * `@oncely/typeorm`: durable idempotency records in the app's own relational database
  * (PostgreSQL, MySQL/MariaDB, SQLite): the entity and its migration
- * ({@link withIdempotencyRecords}), the record store ({@link TypeOrmIdempotencyRecordStore}),
+ * ({@link withIdempotencyRecords}), the record store ({@link TypeOrmIdempotencyRecordStore}), the
+ * claims of the services sharing the database ({@link TypeOrmClaimRegistry}),
  * the operator admin ({@link TypeOrmIdempotencyRecordAdmin}), and the guards that keep a
  * transactional route's writes in its transaction.
  *
@@ -13,6 +14,10 @@ export * from './idempotency-record.entity.js';
 export * from './idempotency-record.schema.js';
 export * from './create-idempotency-record-table.migration.js';
 export * from './add-idempotency-record-owner.migration.js';
+export * from './create-claim-table.migration.js';
+export * from './typeorm-claim.registry.js';
+export * from './claim-table-not-migrated.error.js';
+export { claimTableName } from './claim-table.js';
 export * from './with-idempotency-records.js';
 export * from './typeorm-idempotency-record.store.js';
 export * from './typeorm-idempotency-record-store.options.js';

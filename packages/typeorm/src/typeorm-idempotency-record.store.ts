@@ -3,6 +3,7 @@ import {
   LeaseLostError,
   type BeginOptions,
   type BeginOutcome,
+  type ClaimRegistrySource,
   type RecordLease,
   type StoredResponse,
   type TransactionalCompletion,
@@ -18,6 +19,7 @@ import {
 } from '@oncely/core/adapter';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { CallTransaction } from './call-transaction.js';
+import { TypeOrmClaimRegistry } from './typeorm-claim.registry.js';
 import { guardTransactionalWrites } from './guard-transactional-writes.js';
 import { discardIfSessionEnded, query, type StatementResult } from './record-connection.js';
 import { isRetryableConflict, isUniqueViolation, recordDialectOf } from './record-dialect.js';
@@ -52,7 +54,10 @@ const maxBeginRounds = 8;
  * `start()` (run by the engine at start-up) refuses a table that is missing or not migrated,
  * and starts the `purge` schedule if one is configured; `close()` stops it.
  */
-export class TypeOrmIdempotencyRecordStore implements TransactionalIdempotencyRecordStore<EntityManager> {
+export class TypeOrmIdempotencyRecordStore
+  implements TransactionalIdempotencyRecordStore<EntityManager>, ClaimRegistrySource
+{
+  private claims: TypeOrmClaimRegistry | undefined;
   private readonly clock: Clock;
   private readonly connection: UnguardedRecordConnection;
   private readonly purgeSchedule: PurgeSchedule | undefined;
@@ -102,6 +107,15 @@ export class TypeOrmIdempotencyRecordStore implements TransactionalIdempotencyRe
       this.purgeSchedule?.start();
     })();
     return this.starting;
+  }
+
+  /**
+   * The registry the idempotency claims of the engine go to: this database's `oncely_claim`
+   * table (`TypeOrmClaimRegistry`), on this store's DataSource and clock.
+   */
+  claimRegistry(): TypeOrmClaimRegistry {
+    this.claims ??= new TypeOrmClaimRegistry(this.dataSource, { clock: this.clock });
+    return this.claims;
   }
 
   /**

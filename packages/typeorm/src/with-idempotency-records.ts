@@ -1,6 +1,7 @@
 import type { DataSourceOptions, MixedList } from 'typeorm';
 import { AddIdempotencyRecordOwner1798761600000 } from './add-idempotency-record-owner.migration.js';
 import { CreateIdempotencyRecordTable1767225600000 } from './create-idempotency-record-table.migration.js';
+import { CreateOncelyClaimTable1801440000000 } from './create-claim-table.migration.js';
 import { idempotencyRecordEntity } from './idempotency-record.schema.js';
 import { UnsupportedDatabaseError } from './unsupported-database.error.js';
 
@@ -8,6 +9,7 @@ import { UnsupportedDatabaseError } from './unsupported-database.error.js';
 export const idempotencyRecordMigrations = [
   CreateIdempotencyRecordTable1767225600000,
   AddIdempotencyRecordOwner1798761600000,
+  CreateOncelyClaimTable1801440000000,
 ];
 
 /**
