@@ -5,6 +5,7 @@ import {
   spawnWorker,
   type Worker,
 } from '@oncely/testing-kit';
+import { RedisClaimRegistry } from '@oncely/redis';
 import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
@@ -33,6 +34,14 @@ export interface PaymentAnswer {
     foreignOwner?: string;
     detail?: string;
   };
+}
+
+/** What `boot` starts a node with: everything but the cluster's own settings. */
+export type NodeConfig = Omit<DeployNodeConfig, 'namespace' | 'keyPrefix' | 'schema' | 'store'>;
+
+/** A boot the node refused, with the error it reported. */
+export interface BootFailure {
+  readonly failed: { readonly name: string; readonly message: string };
 }
 
 /**
@@ -77,10 +86,33 @@ export class DeployCluster {
   }
 
   /** Starts a node with `config` and waits until it reports `ready`. */
-  async start(
-    config: Omit<DeployNodeConfig, 'namespace' | 'keyPrefix' | 'schema' | 'store'>,
-    ready: string,
-  ): Promise<DeployNode> {
+  async start(config: NodeConfig, ready: string): Promise<DeployNode> {
+    const worker = this.#spawn(config);
+    const { port } = await worker.message<{ ready?: string; port: number }>(
+      (message) => message.ready === ready,
+      120_000,
+    );
+    return { worker, port };
+  }
+
+  /**
+   * Starts a node with `config` and waits for its boot to end: the node when it reports `ready`,
+   * else the error its refused boot reported (the worker has then exited).
+   */
+  async boot(config: NodeConfig): Promise<DeployNode | BootFailure> {
+    const worker = this.#spawn(config);
+    const message = await worker.message<{ ready?: string; port?: number; bootFailed?: object }>(
+      (candidate) => candidate.ready !== undefined || candidate.bootFailed !== undefined,
+      120_000,
+    );
+    if (message.bootFailed) {
+      await worker.exited;
+      return { failed: message.bootFailed as BootFailure['failed'] };
+    }
+    return { worker, port: message.port! };
+  }
+
+  #spawn(config: NodeConfig): Worker {
     const full: DeployNodeConfig = {
       namespace: this.namespace,
       keyPrefix: this.#keyPrefix,
@@ -88,12 +120,39 @@ export class DeployCluster {
       store: this.store,
       ...config,
     };
-    const worker = spawnWorker(WORKER, { args: [JSON.stringify(full)] });
-    const { port } = await worker.message<{ ready?: string; port: number }>(
-      (message) => message.ready === ready,
-      120_000,
+    return spawnWorker(WORKER, { args: [JSON.stringify(full)] });
+  }
+
+  /**
+   * The services holding an entry on the nodes' operation where its idempotency claims go (the
+   * Redis store's key prefix, or the PostgreSQL schema's claims table), one per instance, sorted;
+   * entries past their expiry left out.
+   */
+  async claimants(version = 'v1'): Promise<string[]> {
+    if (this.store === 'redis') {
+      const redis = new Redis({ ...services.redis });
+      try {
+        const registry = new RedisClaimRegistry(redis, { keyPrefix: this.#keyPrefix });
+        const entries = await registry.entries({
+          mechanism: 'idempotency',
+          namespace: this.namespace,
+          operation: 'payment-capture',
+          version,
+        });
+        const [seconds] = await redis.time();
+        return entries
+          .filter(({ expiresAt }) => (expiresAt ?? 0) > Number(seconds) * 1000)
+          .map(({ claim }) => claim?.owner ?? '?')
+          .sort();
+      } finally {
+        await redis.quit();
+      }
+    }
+    const rows = await this.#admin!.query<{ service: string }[]>(
+      `SELECT service FROM "${this.#schema.name}"."oncely_claim" WHERE slot = $1 AND expires_at > $2 ORDER BY service`,
+      [`idempotency|${this.namespace}:payment-capture:${version}`, Date.now()],
     );
-    return { worker, port };
+    return rows.map(({ service }) => service);
   }
 
   async stop(node: DeployNode): Promise<void> {

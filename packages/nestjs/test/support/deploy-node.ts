@@ -41,6 +41,10 @@ export interface DeployNodeConfig {
   readonly service?: string;
   /** Told to the parent with `ready`, to tell replicas apart. */
   readonly name?: string;
+  /** The `onForeignClaim` option; the default (`fail`) when left out. */
+  readonly onForeignClaim?: 'fail' | 'warn';
+  /** The `claims` option's `ttl` and `renewEvery`; the defaults when left out. */
+  readonly claims?: { readonly ttl: number; readonly renewEvery: number };
 }
 
 /** What the parent sends: open a held request's gate, or stop. */
@@ -146,9 +150,9 @@ class MetricsController {
   }
 }
 
-/** Every refusal for a foreign owner is told to the parent as it happens. */
+/** Every refusal for a foreign owner, and every foreign claim, is told to the parent as it happens. */
 function reportForeignOwner(event: OncelyEvent): void {
-  if (event.outcome !== 'foreign_owner') return;
+  if (event.outcome !== 'foreign_owner' && event.outcome !== 'foreign_claim') return;
   const { mechanism, outcome, operation, key, owner, foreignOwner } = event;
   reportToParent({ event: { mechanism, outcome, operation, key, owner, foreignOwner } });
 }
@@ -158,6 +162,8 @@ function oncely(): DynamicModule {
   return OncelyModule.forRoot({
     namespace: config.namespace,
     ...(config.service !== undefined && { service: config.service }),
+    ...(config.onForeignClaim !== undefined && { onForeignClaim: config.onForeignClaim }),
+    ...(config.claims !== undefined && { claims: config.claims }),
     events: [createPrometheusListener(promClient, { registers: [metrics] }), reportForeignOwner],
     coordinator: new RedisFlightCoordinator(redis, { keyPrefix: config.keyPrefix }),
     store:
@@ -172,7 +178,16 @@ function oncely(): DynamicModule {
 class PaymentsModule {}
 
 const app = await NestFactory.create(PaymentsModule, { logger: false });
-await app.listen(0, '127.0.0.1');
+try {
+  await app.listen(0, '127.0.0.1');
+} catch (error) {
+  // A refused boot (a foreign claim) is told to the parent, which asserts on it.
+  reportToParent({
+    bootFailed: { name: (error as Error).name, message: (error as Error).message },
+  });
+  await dataSource.destroy();
+  process.exit(1);
+}
 const address = app.getHttpServer().address() as { port: number };
 reportToParent({ ready: config.name ?? config.version, port: address.port });
 
