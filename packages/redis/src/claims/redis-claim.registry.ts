@@ -122,7 +122,7 @@ export class RedisClaimRegistry implements ClaimRegistry {
   }
 
   /** The keys of a claim's slot; the brace part is its Cluster hash tag. */
-  keys(claim: ClaimedOperation): { entries: string; expiry: string } {
+  private keys(claim: ClaimedOperation): { entries: string; expiry: string } {
     const tag = encodeURIComponent(claimSlot(claim));
     return {
       entries: `${this.prefix}claims:{${tag}}:entries`,
