@@ -52,6 +52,10 @@ export type {
 } from './flight/flight-coordinator.port.js';
 export type { FlightLeaseAdmin } from './flight/flight-lease-admin.port.js';
 export type {
+  FlightInspection,
+  FlightInspectionAdmin,
+} from './flight/flight-inspection-admin.port.js';
+export type {
   BeginOptions,
   BeginOutcome,
   IdempotencyRecordStore,
@@ -68,6 +72,10 @@ export type {
   IdempotencyRecordAdmin,
   RecordInspection,
 } from './record/idempotency-record-admin.port.js';
+export type {
+  IdempotencyRecordListing,
+  RecordSummary,
+} from './record/idempotency-record-listing.port.js';
 
 // Operators and observability
 
