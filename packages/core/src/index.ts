@@ -81,7 +81,12 @@ export type {
 
 /** Inspect, force-release and purge records by key, for runbooks and support tools. */
 export { OncelyAdmin } from './security/oncely-admin.js';
-export type { KeyReleaseOutcome, OncelyAdminOptions } from './security/oncely-admin.js';
+export type {
+  FlightEntry,
+  KeyReleaseOutcome,
+  OncelyAdminOptions,
+  PurgeOutcome,
+} from './security/oncely-admin.js';
 /** Counts every decision (executed, replayed, joined, …) in a `prom-client` registry. */
 export { createPrometheusListener } from './metrics/prometheus-event.listener.js';
 export type {
