@@ -52,6 +52,7 @@ export type {
 } from './flight/flight-coordinator.port.js';
 export type { FlightLeaseAdmin } from './flight/flight-lease-admin.port.js';
 export type {
+  FlightEntry,
   FlightInspection,
   FlightInspectionAdmin,
 } from './flight/flight-inspection-admin.port.js';
@@ -82,7 +83,6 @@ export type {
 /** Inspect, force-release and purge records by key, for runbooks and support tools. */
 export { OncelyAdmin } from './security/oncely-admin.js';
 export type {
-  FlightEntry,
   KeyReleaseOutcome,
   OncelyAdminOptions,
   PurgeOutcome,

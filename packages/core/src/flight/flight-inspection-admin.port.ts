@@ -35,6 +35,14 @@ export type FlightInspection =
       readonly service?: string;
     };
 
+/** One SingleFlight business key and what the coordinator holds for it. */
+export interface FlightEntry {
+  /** The business key. */
+  readonly key: string;
+  /** Its lease, cached result or cached error. */
+  readonly inspection: FlightInspection;
+}
+
 /**
  * Operator access to what a coordinator holds per SingleFlight business key, next to
  * `FlightCoordinator`: inspect, list by operation, evict a cached outcome. Implemented by
@@ -48,7 +56,7 @@ export interface FlightInspectionAdmin {
   listFlights(
     operation: string,
     options?: { readonly batchSize?: number },
-  ): AsyncIterable<{ readonly key: string; readonly inspection: FlightInspection }>;
+  ): AsyncIterable<FlightEntry>;
   /** Deletes a cached result or error of `key` (not a running lease) and tells every process to drop its near-cached copy; false when there was none. */
   evictResult(key: string): Promise<boolean>;
 }

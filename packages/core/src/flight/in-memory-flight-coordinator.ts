@@ -5,7 +5,11 @@ import type {
   FlightOutcome,
 } from './flight-coordinator.port.js';
 import type { FlightLeaseAdmin } from './flight-lease-admin.port.js';
-import type { FlightInspection, FlightInspectionAdmin } from './flight-inspection-admin.port.js';
+import type {
+  FlightEntry,
+  FlightInspection,
+  FlightInspectionAdmin,
+} from './flight-inspection-admin.port.js';
 import { InMemoryCapacityError } from '../errors/in-memory-capacity.error.js';
 import { InvalidFlightOptionError } from './invalid-flight-option.error.js';
 
@@ -164,7 +168,7 @@ export class InMemoryFlightCoordinator
     operation: string,
     // The whole map is in memory: there is nothing to batch.
     _options?: { readonly batchSize?: number },
-  ): AsyncIterable<{ readonly key: string; readonly inspection: FlightInspection }> {
+  ): AsyncIterable<FlightEntry> {
     const now = this.#clock.now();
     const prefix = `${operation}:`;
     for (const key of [...this.#states.keys()]) {

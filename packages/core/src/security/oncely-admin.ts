@@ -7,6 +7,7 @@ import {
 } from '../flight/flight-lease-admin.port.js';
 import {
   isFlightInspectionAdmin,
+  type FlightEntry,
   type FlightInspection,
   type FlightInspectionAdmin,
 } from '../flight/flight-inspection-admin.port.js';
@@ -57,14 +58,6 @@ export interface PurgeOutcome {
   readonly records: number;
   /** Cached SingleFlight results and errors evicted; 0 without an inspecting `coordinator`. */
   readonly flights: number;
-}
-
-/** One SingleFlight business key and what the coordinator holds for it. */
-export interface FlightEntry {
-  /** The business key. */
-  readonly key: string;
-  /** Its lease, cached result or cached error. */
-  readonly inspection: FlightInspection;
 }
 
 /** Segments of a business key; its identity has one less (no fingerprint). */
