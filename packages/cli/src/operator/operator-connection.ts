@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
   OncelyAdmin,
@@ -125,6 +126,7 @@ export async function connectOperator(
         await client.quit().catch(() => undefined);
         client.disconnect();
       });
+      await readyOrUnreachable(client, flags.redis);
       const options = flags.keyPrefix === undefined ? {} : { keyPrefix: flags.keyPrefix };
       const redisCoordinator = new adapters.RedisFlightCoordinator(client, options);
       closers.push(() => redisCoordinator.close());
@@ -141,7 +143,13 @@ export async function connectOperator(
         '--database',
         () => import('@oncely/typeorm'),
       );
-      const dataSource = new typeorm.DataSource(dataSourceOptionsOf(flags.database, cwd));
+      const options = dataSourceOptionsOf(flags.database, cwd);
+      if (options.type === 'better-sqlite3' && !existsSync(options.database)) {
+        throw new Error(
+          `--database ${flags.database}: no SQLite file at ${options.database}. Give the path of the app's database file.`,
+        );
+      }
+      const dataSource = new typeorm.DataSource(options);
       await dataSource.initialize();
       closers.push(() => dataSource.destroy());
       store = new adapters.TypeOrmIdempotencyRecordStore(dataSource);
@@ -191,6 +199,38 @@ export function dataSourceOptionsOf(database: string, cwd: string) {
   }
   const path = database.replace(/^(sqlite|file):(\/\/)?/i, '');
   return { type: 'better-sqlite3' as const, database: resolve(cwd, path) };
+}
+
+/** What `readyOrUnreachable` listens to on an ioredis client or cluster. */
+interface RedisEvents {
+  once(event: 'ready' | 'end', listener: () => void): unknown;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  removeAllListeners(event: 'ready' | 'end'): unknown;
+}
+
+/**
+ * Waits until the client is ready, or fails naming the server and its last error once the
+ * client gives up (after the few retries of its retry strategy), instead of a bare command
+ * failure later. Errors after that are the commands' own.
+ */
+function readyOrUnreachable(client: RedisEvents, urls: readonly string[]): Promise<void> {
+  let last: Error | undefined;
+  client.on('error', (error) => (last = error));
+  return new Promise<void>((ready, fail) => {
+    client.once('ready', () => {
+      client.removeAllListeners('end');
+      ready();
+    });
+    client.once('end', () => {
+      client.removeAllListeners('ready');
+      const where = urls.map((url) => url.replace(/\/\/[^@/]*@/, '//')).join(', ');
+      fail(
+        new Error(
+          `Could not connect to Redis at ${where}: ${last?.message ?? 'connection closed'}. Check --redis and that the server is reachable.`,
+        ),
+      );
+    });
+  });
 }
 
 function seedNodeOf(url: string): { host: string; port: number } {
