@@ -56,8 +56,23 @@ module.exports = {
       comment:
         'oncely registry reads claims (core) and Nest module graphs (@oncely/nestjs); it opens no store or coordinator and needs no framework of its own',
       severity: 'error',
-      from: { path: '^packages/cli/src/' },
+      from: { path: '^packages/cli/src/', pathNot: '^packages/cli/src/operator/' },
       to: {
+        path: [
+          '^packages/(redis|typeorm|express)/',
+          'node_modules/@oncely/(redis|typeorm|express)/',
+          'node_modules/(@nestjs|express|fastify|ioredis|typeorm)/',
+        ],
+      },
+    },
+    {
+      name: 'cli-loads-adapters-on-demand',
+      comment:
+        'The operator commands load @oncely/redis, ioredis, @oncely/typeorm and typeorm with import() only when a flag asks for them: they are optional peers of the CLI',
+      severity: 'error',
+      from: { path: '^packages/cli/src/operator/' },
+      to: {
+        dynamic: false,
         path: [
           '^packages/(redis|typeorm|express)/',
           'node_modules/@oncely/(redis|typeorm|express)/',

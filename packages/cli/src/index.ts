@@ -1,7 +1,8 @@
 /**
  * `@oncely/cli`: the `oncely` command, and what it is built from for scripts of your own.
  * `oncely registry export <module>` writes the claims of an app's routes to a YAML file to be
- * committed; `oncely registry check <module>` fails while they differ from it.
+ * committed; `oncely registry check <module>` fails while they differ from it. `oncely keys`,
+ * `inspect`, `release` and `purge` list, inspect and free the keys of a running system.
  *
  * @packageDocumentation
  */
@@ -13,6 +14,7 @@ export {
   UsageError,
   type CliCommand,
   type CliCommandGroup,
+  type CliEntry,
   type CliIo,
 } from './cli/cli-command.js';
 

@@ -70,6 +70,11 @@ export type {
 } from './flight/flight-coordinator.port.js';
 export type { FlightLeaseAdmin } from './flight/flight-lease-admin.port.js';
 export type {
+  FlightEntry,
+  FlightInspection,
+  FlightInspectionAdmin,
+} from './flight/flight-inspection-admin.port.js';
+export type {
   BeginOptions,
   BeginOutcome,
   IdempotencyRecordStore,
@@ -86,12 +91,20 @@ export type {
   IdempotencyRecordAdmin,
   RecordInspection,
 } from './record/idempotency-record-admin.port.js';
+export type {
+  IdempotencyRecordListing,
+  RecordSummary,
+} from './record/idempotency-record-listing.port.js';
 
 // Operators and observability
 
 /** Inspect, force-release and purge records by key, for runbooks and support tools. */
 export { OncelyAdmin } from './security/oncely-admin.js';
-export type { KeyReleaseOutcome, OncelyAdminOptions } from './security/oncely-admin.js';
+export type {
+  KeyReleaseOutcome,
+  OncelyAdminOptions,
+  PurgeOutcome,
+} from './security/oncely-admin.js';
 /** Counts every decision (executed, replayed, joined, …) in a `prom-client` registry. */
 export { createPrometheusListener } from './metrics/prometheus-event.listener.js';
 export type {

@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type {
   ForceReleaseOutcome,
   IdempotencyRecordAdmin,
+  IdempotencyRecordListing,
   RecordInspection,
+  RecordSummary,
   StoredResponse,
 } from '@oncely/core';
 import { decodeStoredResponse, recordKeyHash, systemClock, type Clock } from '@oncely/core/adapter';
@@ -14,6 +16,17 @@ import { UninitializedDataSourceError } from './uninitialized-data-source.error.
 
 /** How long a release may wait on a row lock before the holder is ended (ms). */
 const BLOCKER_CHECK_MS = 50;
+/** Rows read per query by `listRecords` unless told otherwise. */
+const DEFAULT_LIST_BATCH = 500;
+
+interface ListedRow {
+  id: number | string;
+  key_hash: string;
+  key: string;
+  status: string;
+  owner: string | null;
+  expires_at: number | string;
+}
 
 interface QueryResult {
   readonly affected?: number;
@@ -21,6 +34,7 @@ interface QueryResult {
 
 interface AdminRow {
   fingerprint: string;
+  owner: string | null;
   status: string;
   fence: number | string;
   lease_expires_at: number | string | null;
@@ -35,9 +49,12 @@ interface AdminRow {
  * Operator access to the records of `TypeOrmIdempotencyRecordStore` (use it through
  * `OncelyAdmin`). A force-release expires the row and changes its owner instead of deleting it,
  * so the holder's fenced `complete` fails and the next `begin` takes the row over with a higher
- * fence, as after any abandoned lease. Pass the store's `clock` if you gave it one.
+ * fence, as after any abandoned lease. Records are listed by the operation prefix of their
+ * stored identity (`key`). Pass the store's `clock` if you gave it one.
  */
-export class TypeOrmIdempotencyRecordAdmin implements IdempotencyRecordAdmin {
+export class TypeOrmIdempotencyRecordAdmin
+  implements IdempotencyRecordAdmin, IdempotencyRecordListing
+{
   constructor(
     private readonly dataSource: DataSource,
     private readonly clock: Clock = systemClock,
@@ -48,12 +65,17 @@ export class TypeOrmIdempotencyRecordAdmin implements IdempotencyRecordAdmin {
   async inspect(identity: string): Promise<RecordInspection> {
     const keyHash = recordKeyHash(identity);
     const [row] = (await this.#query(
-      `SELECT ${this.#columns('fingerprint', 'status', 'fence', 'lease_expires_at', 'expires_at', 'response_status', 'response_headers', 'response_body_kind', 'response_body')} FROM ${this.#table()} WHERE ${this.#c('key_hash')} = ?`,
+      `SELECT ${this.#columns('fingerprint', 'owner', 'status', 'fence', 'lease_expires_at', 'expires_at', 'response_status', 'response_headers', 'response_body_kind', 'response_body')} FROM ${this.#table()} WHERE ${this.#c('key_hash')} = ?`,
       [keyHash],
     )) as AdminRow[];
     const now = this.clock.now();
     if (!row || Number(row.expires_at) <= now) return { kind: 'absent', keyHash };
-    const common = { keyHash, fingerprint: row.fingerprint, fence: Number(row.fence) };
+    const common = {
+      keyHash,
+      fingerprint: row.fingerprint,
+      ...(row.owner !== null && { owner: row.owner }),
+      fence: Number(row.fence),
+    };
     if (row.status !== 'completed') {
       return { kind: 'in_progress', ...common, leaseExpiresAt: new Date(Number(row.expires_at)) };
     }
@@ -81,23 +103,65 @@ export class TypeOrmIdempotencyRecordAdmin implements IdempotencyRecordAdmin {
     if (!row || Number(row.expires_at) <= now) return { kind: 'absent' };
     if (row.status === 'completed') return { kind: 'completed' };
     const fence = Number(row.fence);
+    const result = await this.#write(
+      `UPDATE ${this.#table()} SET ${c('owner_token')} = ?, ${c('lease_expires_at')} = ?, ${c('expires_at')} = ? WHERE ${c('key_hash')} = ? AND ${c('fence')} = ? AND ${c('status')} = 'in_progress'`,
+      [`released:${randomUUID()}`, now, now, keyHash, fence],
+    );
+    // Zero rows: it completed or changed hands meanwhile; report what it is now.
+    if ((result.affected ?? 0) === 1) return { kind: 'released', fence };
+    return this.forceRelease(identity);
+  }
+
+  async *listRecords(
+    operation: string,
+    options: { readonly batchSize?: number } = {},
+  ): AsyncIterable<RecordSummary> {
+    const batchSize = options.batchSize ?? DEFAULT_LIST_BATCH;
+    const c = (name: string) => this.#c(name);
+    // '!' escapes LIKE's wildcards on every dialect; a prefix match can use an index on `key`.
+    const prefix = `${operation.replace(/[!%_]/g, '!$&')}:%`;
+    const sql = `SELECT ${this.#columns('id', 'key_hash', 'key', 'status', 'owner', 'expires_at')} FROM ${this.#table()} WHERE ${c('key')} LIKE ? ESCAPE '!' AND ${c('expires_at')} > ? AND ${c('id')} > ? ORDER BY ${c('id')} LIMIT ?`;
+    let after: number | string = 0;
+    for (;;) {
+      const rows = (await this.#query(sql, [
+        prefix,
+        this.clock.now(),
+        after,
+        batchSize,
+      ])) as ListedRow[];
+      for (const row of rows) {
+        yield {
+          identity: row.key,
+          keyHash: row.key_hash,
+          kind: row.status === 'completed' ? 'completed' : 'in_progress',
+          ...(row.owner !== null && { owner: row.owner }),
+          expiresAt: new Date(Number(row.expires_at)),
+        };
+      }
+      if (rows.length < batchSize) return;
+      after = rows[rows.length - 1]!.id;
+    }
+  }
+
+  async deleteRecord(identity: string): Promise<boolean> {
+    const result = await this.#write(
+      `DELETE FROM ${this.#table()} WHERE ${this.#c('key_hash')} = ? AND ${this.#c('expires_at')} > ?`,
+      [recordKeyHash(identity), this.clock.now()],
+    );
+    // A holder's fenced `complete` then matches no row; nothing is cached outside the table.
+    return (result.affected ?? 0) > 0;
+  }
+
+  /** Runs a write on a connection of its own, ending a transaction that holds the row on PostgreSQL. */
+  async #write(sql: string, parameters: unknown[]): Promise<QueryResult> {
     const runner = this.dataSource.createQueryRunner('master');
     try {
       const backend = await this.#postgresBackendOf(runner);
-      const release = runner.query(
-        this.#numbered(
-          `UPDATE ${this.#table()} SET ${c('owner_token')} = ?, ${c('lease_expires_at')} = ?, ${c('expires_at')} = ? WHERE ${c('key_hash')} = ? AND ${c('fence')} = ? AND ${c('status')} = 'in_progress'`,
-        ),
-        [`released:${randomUUID()}`, now, now, keyHash, fence],
-        true,
-      ) as Promise<QueryResult>;
-      const result = backend === undefined ? await release : await this.#ending(backend, release);
-      // Zero rows: it completed or changed hands meanwhile; report what it is now.
-      if ((result.affected ?? 0) === 1) return { kind: 'released', fence };
+      const write = runner.query(this.#numbered(sql), parameters, true) as Promise<QueryResult>;
+      return backend === undefined ? await write : await this.#ending(backend, write);
     } finally {
       await runner.release();
     }
-    return this.forceRelease(identity);
   }
 
   /** The PostgreSQL backend of `runner`, or `undefined` on other databases. */

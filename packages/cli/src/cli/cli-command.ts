@@ -6,6 +6,14 @@ export interface CliIo {
   out(text: string): void;
   /** Writes to standard error: failures and how to fix them. */
   err(text: string): void;
+  /** Environment variables read for connections (`ONCELY_REDIS_URL`, …); none when absent. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Asks the operator a yes/no question and resolves their answer. Present only when someone
+   * can answer (standard input and output are a terminal): without it, a command that needs a
+   * confirmation refuses unless given `--yes`.
+   */
+  confirm?(question: string): Promise<boolean>;
 }
 
 /** What `oncely` exits with. */
@@ -14,14 +22,17 @@ export const ExitCode = {
   ok: 0,
   /** `check` found differences. */
   differs: 1,
-  /** The command could not run: bad arguments, an app that does not load, an unreadable file. */
+  /**
+   * The command could not run: bad arguments, an app that does not load, an unreadable file, a
+   * store that cannot be reached, a destructive command neither confirmed nor given `--yes`.
+   */
   failed: 2,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
-/** One command, such as `registry export`. */
+/** One command, such as `registry export` (in a group) or `keys` (on its own). */
 export interface CliCommand {
-  /** What follows the group's name on the command line, e.g. `export`. */
+  /** What follows the group's name on the command line, e.g. `export`, or `oncely` itself. */
   readonly name: string;
   /** One line for the list of commands. */
   readonly summary: string;
@@ -31,10 +42,7 @@ export interface CliCommand {
   run(args: readonly string[], io: CliIo): Promise<ExitCode>;
 }
 
-/**
- * A group of commands about one subject (`registry`; later `keys`, `inspect`, `release`,
- * `purge`), run as `oncely <group> <command>`.
- */
+/** A group of commands about one subject (`registry`), run as `oncely <group> <command>`. */
 export interface CliCommandGroup {
   /** The group's name on the command line, e.g. `registry`. */
   readonly name: string;
@@ -42,6 +50,14 @@ export interface CliCommandGroup {
   readonly summary: string;
   /** Its commands, in the order `--help` lists them. */
   readonly commands: readonly CliCommand[];
+}
+
+/** A group of commands, or a command run on its own as `oncely <command>` (`keys`, `inspect`, …). */
+export type CliEntry = CliCommandGroup | CliCommand;
+
+/** Whether `entry` is a group of commands rather than a command of its own. */
+export function isCommandGroup(entry: CliEntry): entry is CliCommandGroup {
+  return 'commands' in entry;
 }
 
 /** The command line is wrong; the message says how, and the command's usage follows it. */

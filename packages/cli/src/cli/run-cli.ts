@@ -1,8 +1,17 @@
 import { registryCommands } from '../registry/registry.commands.js';
-import { ExitCode, UsageError, type CliCommandGroup, type CliIo } from './cli-command.js';
+import { operatorCommands } from '../operator/operator.commands.js';
+import {
+  ExitCode,
+  UsageError,
+  isCommandGroup,
+  type CliCommand,
+  type CliCommandGroup,
+  type CliEntry,
+  type CliIo,
+} from './cli-command.js';
 
-/** Every command `oncely` knows, by group. */
-export const ONCELY_COMMANDS: readonly CliCommandGroup[] = [registryCommands];
+/** Every command `oncely` knows: groups (`registry`) and commands of their own (`keys`, …). */
+export const ONCELY_COMMANDS: readonly CliEntry[] = [registryCommands, ...operatorCommands];
 
 /**
  * Runs `oncely <group> <command> [arguments]` and returns its exit code: what the command
@@ -11,7 +20,7 @@ export const ONCELY_COMMANDS: readonly CliCommandGroup[] = [registryCommands];
 export async function runCli(
   argv: readonly string[],
   io: CliIo,
-  groups: readonly CliCommandGroup[] = ONCELY_COMMANDS,
+  groups: readonly CliEntry[] = ONCELY_COMMANDS,
 ): Promise<ExitCode> {
   const overview = overviewOf(groups);
   const [groupName, commandName, ...args] = argv;
@@ -23,6 +32,7 @@ export async function runCli(
     }
     const group = groups.find((candidate) => candidate.name === groupName);
     if (!group) throw new UsageError(`Unknown command "${groupName}".`, overview);
+    if (!isCommandGroup(group)) return await runCommand(group, argv.slice(1), io);
     const command = group.commands.find((candidate) => candidate.name === commandName);
     if (!command) {
       if (commandName !== undefined && isHelp(commandName)) {
@@ -36,11 +46,7 @@ export async function runCli(
         groupOverviewOf(group),
       );
     }
-    if (args.some(isHelp)) {
-      io.out(`${command.usage}\n`);
-      return ExitCode.ok;
-    }
-    return await command.run(args, io);
+    return await runCommand(command, args, io);
   } catch (error) {
     if (error instanceof UsageError) {
       io.err(`${error.message}\n\n${error.usage}\n`);
@@ -51,19 +57,33 @@ export async function runCli(
   }
 }
 
+async function runCommand(
+  command: CliCommand,
+  args: readonly string[],
+  io: CliIo,
+): Promise<ExitCode> {
+  if (args.some(isHelp)) {
+    io.out(`${command.usage}\n`);
+    return ExitCode.ok;
+  }
+  return command.run(args, io);
+}
+
 function isHelp(arg: string): boolean {
   return arg === '--help' || arg === '-h' || arg === 'help';
 }
 
-function overviewOf(groups: readonly CliCommandGroup[]): string {
+function overviewOf(groups: readonly CliEntry[]): string {
   return [
     'Usage: oncely <command> [arguments]',
     '',
     'Commands:',
     ...groups.flatMap((group) =>
-      group.commands.map(
-        (command) => `  ${`${group.name} ${command.name}`.padEnd(18)}${command.summary}`,
-      ),
+      isCommandGroup(group)
+        ? group.commands.map(
+            (command) => `  ${`${group.name} ${command.name}`.padEnd(18)}${command.summary}`,
+          )
+        : [`  ${group.name.padEnd(18)}${group.summary}`],
     ),
     '',
     'Run "oncely <command> --help" for its arguments.',

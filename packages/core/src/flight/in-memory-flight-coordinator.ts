@@ -5,6 +5,11 @@ import type {
   FlightOutcome,
 } from './flight-coordinator.port.js';
 import type { FlightLeaseAdmin } from './flight-lease-admin.port.js';
+import type {
+  FlightEntry,
+  FlightInspection,
+  FlightInspectionAdmin,
+} from './flight-inspection-admin.port.js';
 import { InMemoryCapacityError } from '../errors/in-memory-capacity.error.js';
 import { InvalidFlightOptionError } from './invalid-flight-option.error.js';
 
@@ -31,7 +36,7 @@ export interface InMemoryFlightCoordinatorOptions {
 export const DEFAULT_MAX_FLIGHT_ENTRIES = 50_000;
 
 interface KeyState {
-  lease?: { readonly owner: string; expiresAt: number };
+  lease?: { readonly owner: string; readonly fence: number; expiresAt: number };
   stored?: { readonly outcome: FlightOutcome; readonly expiresAt: number };
 }
 
@@ -47,7 +52,9 @@ type NoticeListener = () => void;
  * Notices are delivered in-process; a `waitForNotice` registers synchronously, so it catches
  * every notice published after the call.
  */
-export class InMemoryFlightCoordinator implements FlightCoordinator, FlightLeaseAdmin {
+export class InMemoryFlightCoordinator
+  implements FlightCoordinator, FlightLeaseAdmin, FlightInspectionAdmin
+{
   readonly #clock: Clock;
   /** Least recently used first: a cached outcome read or stored moves to the end. */
   readonly #states = new Map<string, KeyState>();
@@ -110,8 +117,8 @@ export class InMemoryFlightCoordinator implements FlightCoordinator, FlightLease
       };
     }
     this.#makeRoom(now);
-    this.#states.set(key, { lease: { owner, expiresAt: now + leaseTtlMs } });
     this.#fence += 1;
+    this.#states.set(key, { lease: { owner, fence: this.#fence, expiresAt: now + leaseTtlMs } });
     return { kind: 'leader', fence: this.#fence };
   }
 
@@ -149,6 +156,33 @@ export class InMemoryFlightCoordinator implements FlightCoordinator, FlightLease
     delete state.lease;
     if (!state.stored) this.#states.delete(key);
     this.#notify(key);
+    return true;
+  }
+
+  async inspectFlight(key: string): Promise<FlightInspection> {
+    const now = this.#clock.now();
+    return inspectionOf(this.#live(key, now), now);
+  }
+
+  async *listFlights(
+    operation: string,
+    // The whole map is in memory: there is nothing to batch.
+    _options?: { readonly batchSize?: number },
+  ): AsyncIterable<FlightEntry> {
+    const now = this.#clock.now();
+    const prefix = `${operation}:`;
+    for (const key of [...this.#states.keys()]) {
+      if (!key.startsWith(prefix)) continue;
+      const inspection = inspectionOf(this.#live(key, now), now);
+      if (inspection.kind !== 'absent') yield { key, inspection };
+    }
+  }
+
+  async evictResult(key: string): Promise<boolean> {
+    const state = this.#live(key, this.#clock.now());
+    if (!state?.stored) return false;
+    delete state.stored;
+    if (!state.lease) this.#states.delete(key);
     return true;
   }
 
@@ -235,6 +269,19 @@ export class InMemoryFlightCoordinator implements FlightCoordinator, FlightLease
     if (listeners === undefined) return;
     for (const listener of [...listeners]) listener();
   }
+}
+
+function inspectionOf(state: KeyState | undefined, now: number): FlightInspection {
+  if (state?.lease) {
+    const { owner: holder, fence, expiresAt } = state.lease;
+    return { kind: 'leading', holder, fence, leaseRemainingMs: expiresAt - now };
+  }
+  if (!state?.stored) return { kind: 'absent' };
+  const { outcome, expiresAt } = state.stored;
+  const remainingMs = expiresAt - now;
+  return outcome.kind === 'result'
+    ? { kind: 'cached', remainingMs, bytes: Buffer.byteLength(outcome.payload) }
+    : { kind: 'failed', remainingMs };
 }
 
 function assertMilliseconds(name: string, value: number, min: 0 | 1): void {

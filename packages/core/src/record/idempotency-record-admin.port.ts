@@ -33,6 +33,8 @@ export type RecordInspection =
       readonly keyHash: string;
       /** Full SHA-256 hex of the input that claimed the record. */
       readonly fingerprint: string;
+      /** The claiming service, when the record carries one. */
+      readonly owner?: string;
       /** Fencing token of the current holder's lease. */
       readonly fence: number;
       /** When the holder's lease runs out unless renewed; another request may then take over. */
@@ -45,6 +47,8 @@ export type RecordInspection =
       readonly keyHash: string;
       /** Full SHA-256 hex of the input that completed the record. */
       readonly fingerprint: string;
+      /** The claiming service, when the record carries one. */
+      readonly owner?: string;
       /** Fencing token of the lease that completed it. */
       readonly fence: number;
       /** When the record stops being replayed. */

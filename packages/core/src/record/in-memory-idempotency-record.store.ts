@@ -22,6 +22,7 @@ import type {
   IdempotencyRecordAdmin,
   RecordInspection,
 } from './idempotency-record-admin.port.js';
+import type { IdempotencyRecordListing, RecordSummary } from './idempotency-record-listing.port.js';
 
 /** Options of `InMemoryIdempotencyRecordStore`. */
 export interface InMemoryIdempotencyRecordStoreOptions {
@@ -46,6 +47,8 @@ export interface InMemoryIdempotencyRecordStoreOptions {
 export const DEFAULT_MAX_RECORDS = 100_000;
 
 interface MemoryRecord {
+  /** The identity it was claimed under, for listings by operation. */
+  readonly identity: string;
   readonly fingerprint: string;
   /** The service that claimed it (`BeginOptions.owner`), when it said. */
   readonly owner?: string;
@@ -65,7 +68,7 @@ interface MemoryRecord {
  * replay here returns what a database would.
  */
 export class InMemoryIdempotencyRecordStore
-  implements IdempotencyRecordStore, IdempotencyRecordAdmin
+  implements IdempotencyRecordStore, IdempotencyRecordAdmin, IdempotencyRecordListing
 {
   private readonly records = new Map<string, MemoryRecord>();
   private readonly clock: Clock;
@@ -131,6 +134,7 @@ export class InMemoryIdempotencyRecordStore
       leaseExpiresAt: new Date(now + leaseTtlMs),
     };
     this.records.set(keyHash, {
+      identity,
       fingerprint: digest,
       ...(options.owner !== undefined && { owner: options.owner }),
       ownerToken: lease.ownerToken,
@@ -180,7 +184,12 @@ export class InMemoryIdempotencyRecordStore
     const keyHash = recordKeyHash(identity);
     const record = this.records.get(keyHash);
     if (!record || record.expiresAt <= this.clock.now()) return { kind: 'absent', keyHash };
-    const common = { keyHash, fingerprint: record.fingerprint, fence: record.fence };
+    const common = {
+      keyHash,
+      fingerprint: record.fingerprint,
+      ...(record.owner !== undefined && { owner: record.owner }),
+      fence: record.fence,
+    };
     if (!record.response) {
       return { kind: 'in_progress', ...common, leaseExpiresAt: new Date(record.expiresAt) };
     }
@@ -207,6 +216,34 @@ export class InMemoryIdempotencyRecordStore
     });
     this.firstExpiryAt = now;
     return { kind: 'released', fence: record.fence };
+  }
+
+  async *listRecords(
+    operation: string,
+    // The whole map is in memory: there is nothing to batch.
+    _options?: { readonly batchSize?: number },
+  ): AsyncIterable<RecordSummary> {
+    const prefix = `${operation}:`;
+    const now = this.clock.now();
+    for (const [keyHash, record] of [...this.records]) {
+      if (record.expiresAt <= now || !record.identity.startsWith(prefix)) continue;
+      yield {
+        identity: record.identity,
+        keyHash,
+        kind: record.response ? 'completed' : 'in_progress',
+        ...(record.owner !== undefined && { owner: record.owner }),
+        expiresAt: new Date(record.expiresAt),
+      };
+    }
+  }
+
+  async deleteRecord(identity: string): Promise<boolean> {
+    const keyHash = recordKeyHash(identity);
+    const record = this.records.get(keyHash);
+    if (!record) return false;
+    // A holder's fenced `complete` then finds no record and fails with `LeaseLostError`.
+    this.records.delete(keyHash);
+    return record.expiresAt > this.clock.now();
   }
 
   /**

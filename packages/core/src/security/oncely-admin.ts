@@ -5,7 +5,18 @@ import {
   isFlightLeaseAdmin,
   type FlightLeaseAdmin,
 } from '../flight/flight-lease-admin.port.js';
+import {
+  isFlightInspectionAdmin,
+  type FlightEntry,
+  type FlightInspection,
+  type FlightInspectionAdmin,
+} from '../flight/flight-inspection-admin.port.js';
 import type { IdempotencyRecordStore } from '../record/idempotency-record-store.port.js';
+import {
+  isIdempotencyRecordListing,
+  type IdempotencyRecordListing,
+  type RecordSummary,
+} from '../record/idempotency-record-listing.port.js';
 import { isSealedResponse, openResponse } from './sealed-response.js';
 import { EncryptionKeyring, type EncryptionOptions } from './encryption-keyring.js';
 import {
@@ -41,6 +52,14 @@ export type KeyReleaseOutcome = ForceReleaseOutcome & {
   readonly leases: ReadonlyArray<'guard' | 'flight'>;
 };
 
+/** What `purge` deleted for a key, an identity or an operation. */
+export interface PurgeOutcome {
+  /** Durable records deleted, whatever their state. */
+  readonly records: number;
+  /** Cached SingleFlight results and errors evicted; 0 without an inspecting `coordinator`. */
+  readonly flights: number;
+}
+
 /** Segments of a business key; its identity has one less (no fingerprint). */
 const KEY_SEGMENTS = 6;
 
@@ -54,6 +73,8 @@ export class OncelyAdmin {
   readonly #admin: IdempotencyRecordAdmin;
   readonly #keyring: EncryptionKeyring | undefined;
   readonly #leases: FlightLeaseAdmin | undefined;
+  readonly #listing: IdempotencyRecordListing | undefined;
+  readonly #flights: FlightInspectionAdmin | undefined;
 
   constructor(store: IdempotencyRecordStore, options: OncelyAdminOptions = {}) {
     const operator = options.admin ?? store;
@@ -71,6 +92,9 @@ export class OncelyAdmin {
     this.#store = store;
     this.#admin = operator;
     this.#leases = coordinator;
+    this.#listing = isIdempotencyRecordListing(operator) ? operator : undefined;
+    this.#flights =
+      coordinator !== undefined && isFlightInspectionAdmin(coordinator) ? coordinator : undefined;
     this.#keyring = options.encryption && new EncryptionKeyring('OncelyAdmin', options.encryption);
   }
 
@@ -105,7 +129,82 @@ export class OncelyAdmin {
     return { ...record, leases };
   }
 
-  /** Deletes expired records in batches until none is left; returns how many were deleted. */
+  /** Whether a `coordinator` that can be inspected was given: `inspectFlight` and `listFlights` work. */
+  get inspectsFlights(): boolean {
+    return this.#flights !== undefined;
+  }
+
+  /**
+   * Live records of `operation` (`ns:op:ver`, or `ns:op` for every version), never their
+   * responses; on Redis a SCAN of every master.
+   */
+  listRecords(
+    operation: string,
+    options?: { readonly batchSize?: number },
+  ): AsyncIterable<RecordSummary> {
+    return this.#recordListing().listRecords(operationOf(operation), options);
+  }
+
+  /** What the coordinator holds for a SingleFlight business key (never the cached value). */
+  inspectFlight(key: string): Promise<FlightInspection> {
+    return this.#flightInspection().inspectFlight(key);
+  }
+
+  /** The SingleFlight keys of `operation` the coordinator holds a lease or outcome for. */
+  listFlights(
+    operation: string,
+    options?: { readonly batchSize?: number },
+  ): AsyncIterable<FlightEntry> {
+    return this.#flightInspection().listFlights(operationOf(operation), options);
+  }
+
+  /**
+   * Deletes what a key, an identity or a whole operation left behind, whatever its state, so
+   * that the next request runs again: the durable records and, given an inspecting
+   * `coordinator`, the cached SingleFlight results (of the whole business key given, or of every
+   * key of the operation). Running leases are left to `forceRelease`.
+   */
+  async purge(target: string, options?: { readonly batchSize?: number }): Promise<PurgeOutcome> {
+    const listing = this.#recordListing();
+    if (isOperation(target)) {
+      operationOf(target);
+      const identities: string[] = [];
+      for await (const record of listing.listRecords(target, options)) {
+        identities.push(record.identity);
+      }
+      const keys: string[] = [];
+      if (this.#flights) {
+        for await (const flight of this.#flights.listFlights(target, options)) {
+          if (flight.inspection.kind !== 'leading') keys.push(flight.key);
+        }
+      }
+      return {
+        records: await countDeleted(identities, (identity) => listing.deleteRecord(identity)),
+        flights: await countDeleted(keys, (key) => this.#flights!.evictResult(key)),
+      };
+    }
+    const identity = identityOf(target);
+    const record = await listing.deleteRecord(identity);
+    const flight =
+      identity !== target && this.#flights ? await this.#flights.evictResult(target) : false;
+    return { records: record ? 1 : 0, flights: flight ? 1 : 0 };
+  }
+
+  #recordListing(): IdempotencyRecordListing {
+    if (this.#listing) return this.#listing;
+    throw new OncelyConfigurationError(
+      'OncelyAdmin needs a store admin that lists records (listRecords, deleteRecord): the in-memory store, RedisIdempotencyRecordAdmin or TypeOrmIdempotencyRecordAdmin of this version.',
+    );
+  }
+
+  #flightInspection(): FlightInspectionAdmin {
+    if (this.#flights) return this.#flights;
+    throw new OncelyConfigurationError(
+      'OncelyAdmin needs the coordinator the app uses (InMemoryFlightCoordinator, RedisFlightCoordinator) to inspect SingleFlight keys: pass { coordinator }.',
+    );
+  }
+
+  /** Deletes expired records until none is left; returns how many were deleted. */
   async purgeExpired(batchSize = 1_000): Promise<number> {
     let total = 0;
     for (;;) {
@@ -114,6 +213,41 @@ export class OncelyAdmin {
       if (purged < batchSize) return total;
     }
   }
+}
+
+/** Whether `target` names an operation (`ns:op` or `ns:op:ver`) rather than a key or identity. */
+function isOperation(target: string): boolean {
+  const segments = target.split(':').length;
+  return segments === 2 || segments === 3;
+}
+
+function operationOf(operation: string): string {
+  if (
+    typeof operation === 'string' &&
+    isOperation(operation) &&
+    !operation.split(':').includes('')
+  ) {
+    return operation;
+  }
+  throw new OncelyConfigurationError(
+    `OncelyAdmin needs an operation as "namespace:operation" or "namespace:operation:version", got "${String(operation)}".`,
+  );
+}
+
+/** Deletions run this many at a time: enough to pipeline, few enough not to flood the store. */
+const PURGE_CONCURRENCY = 32;
+
+/** How many of `items` `remove` deleted something for. */
+async function countDeleted<T>(
+  items: readonly T[],
+  remove: (item: T) => Promise<boolean>,
+): Promise<number> {
+  let deleted = 0;
+  for (let start = 0; start < items.length; start += PURGE_CONCURRENCY) {
+    const batch = items.slice(start, start + PURGE_CONCURRENCY);
+    deleted += (await Promise.all(batch.map(remove))).filter(Boolean).length;
+  }
+  return deleted;
 }
 
 function identityOf(keyOrIdentity: string): string {
