@@ -8,8 +8,13 @@
 
 /** The SingleFlight coordinator on Redis leases, with completion notices over pub/sub. */
 export { RedisFlightCoordinator } from './flight/redis-flight.coordinator.js';
-/** Options of `RedisFlightCoordinator`: key prefix and command timeout. */
-export type { RedisFlightCoordinatorOptions } from './flight/redis-flight-coordinator.options.js';
+/** Options of `RedisFlightCoordinator`: key prefix, command timeout and near cache. */
+export type {
+  RedisFlightCoordinatorOptions,
+  RedisFlightNearCacheOptions,
+} from './flight/redis-flight-coordinator.options.js';
+/** What `RedisFlightCoordinator.inspectFlight` reports for one business key. */
+export type { FlightInspection } from './flight/flight-inspection.js';
 
 /** Durable idempotency records in Redis, one hash per identity changed only by Lua scripts. */
 export { RedisIdempotencyRecordStore } from './record/redis-idempotency-record.store.js';

@@ -98,7 +98,8 @@ describe('security features on real Redis', () => {
   });
 
   it('keeps cached flight results sealed in Redis', async () => {
-    const inner = new RedisFlightCoordinator(redis, { keyPrefix: prefix });
+    // No near cache: the tampered value below must be read from Redis.
+    const inner = new RedisFlightCoordinator(redis, { keyPrefix: prefix, nearCache: false });
     const coordinator = new EncryptedFlightCoordinator(inner, { keys: [k1] });
     const key = `shop:quote:v1:t-1:cart-1:${'0'.repeat(32)}`;
     expect((await coordinator.acquire(key, 'o1', 5_000)).kind).toBe('leader');
@@ -109,16 +110,16 @@ describe('security features on real Redis', () => {
         ttlMs: 60_000,
       }),
     ).toBe(true);
-    const raw = (await redis.get(`${prefix}{${key}}:result`)) as string;
-    expect(raw.startsWith('oe1:')).toBe(true);
+    const raw = (await redis.get(`${prefix}{${key}}:flight`)) as string;
+    expect(raw.startsWith('Roe1:')).toBe(true);
     expect(raw.includes('4111')).toBe(false);
     expect(await coordinator.acquire(key, 'o2', 5_000)).toEqual({
       kind: 'cached',
       payload: '{"pan":"4111"}',
     });
     await redis.set(
-      `${prefix}{${key}}:result`,
-      `oe1:${Buffer.from('garbage-garbage-garbage-garbage-garbage').toString('base64')}`,
+      `${prefix}{${key}}:flight`,
+      `Roe1:${Buffer.from('garbage-garbage-garbage-garbage-garbage').toString('base64')}`,
       'PX',
       60_000,
     );
