@@ -13,8 +13,8 @@ export type {
   RedisFlightCoordinatorOptions,
   RedisFlightNearCacheOptions,
 } from './flight/redis-flight-coordinator.options.js';
-/** What `RedisFlightCoordinator.inspectFlight` reports for one business key. */
-export type { FlightInspection } from './flight/flight-inspection.js';
+/** What `RedisFlightCoordinator.inspectFlight` reports for one business key (the core port's type). */
+export type { FlightInspection } from '@oncely/core';
 
 /** Durable idempotency records in Redis, one hash per identity changed only by Lua scripts. */
 export { RedisIdempotencyRecordStore } from './record/redis-idempotency-record.store.js';

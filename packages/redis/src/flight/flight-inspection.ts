@@ -1,24 +1,4 @@
-/**
- * What a coordinator holds for one SingleFlight business key (never the cached value itself), as
- * `RedisFlightCoordinator.inspectFlight` reports it. `holder` is the lease's owner token;
- * `service` the service it names, if any.
- */
-export type FlightInspection =
-  | { readonly kind: 'absent' }
-  | {
-      readonly kind: 'leading';
-      readonly holder: string;
-      readonly service?: string;
-      readonly fence?: number;
-      readonly leaseRemainingMs: number;
-    }
-  | {
-      readonly kind: 'cached';
-      readonly remainingMs: number;
-      readonly service?: string;
-      readonly bytes: number;
-    }
-  | { readonly kind: 'failed'; readonly remainingMs: number; readonly service?: string };
+import type { FlightInspection } from '@oncely/core';
 
 /** The service an owner token names (`service#random`), as the engine writes it. */
 function serviceOf(token: string): string | undefined {

@@ -1,6 +1,9 @@
 import type {
   AcquireOutcome,
   FlightCoordinator,
+  FlightEntry,
+  FlightInspection,
+  FlightInspectionAdmin,
   FlightLeaseAdmin,
   FlightOutcome,
 } from '@oncely/core';
@@ -10,7 +13,7 @@ import { keyPrefix } from '../connection/key-prefix.js';
 import { RedisAvailability } from '../connection/redis-availability.js';
 import { coordinatorClient, duplicateForNotices } from '../connection/redis-clients.js';
 import type { RedisConnection } from '../connection/redis-connection.js';
-import { toFlightInspection, type FlightInspection } from './flight-inspection.js';
+import { toFlightInspection } from './flight-inspection.js';
 import { businessKeyOf, flightKey, flightKeyPattern } from './flight-keys.js';
 import { FlightNearCache, type NearCachedOutcome } from './flight-near-cache.js';
 import { noticeMessage } from './flight-notices.js';
@@ -45,7 +48,9 @@ const DEFAULT_NEAR_CACHE_ENTRIES = 10_000;
  * returns, though the coordinator gave up on it (at worst a lease nobody completes, until its
  * TTL ends).
  */
-export class RedisFlightCoordinator implements FlightCoordinator, FlightLeaseAdmin {
+export class RedisFlightCoordinator
+  implements FlightCoordinator, FlightLeaseAdmin, FlightInspectionAdmin
+{
   private readonly client: Redis | Cluster;
   private readonly ownsClient: boolean;
   private readonly scripts: FlightScripts;
@@ -191,7 +196,7 @@ export class RedisFlightCoordinator implements FlightCoordinator, FlightLeaseAdm
   async *listFlights(
     operation: string,
     options: { readonly batchSize?: number } = {},
-  ): AsyncIterable<{ readonly key: string; readonly inspection: FlightInspection }> {
+  ): AsyncIterable<FlightEntry> {
     const batchSize = positive('batchSize', options.batchSize ?? 100);
     const pattern = flightKeyPattern(this.keyPrefix, operation);
     const nodes = this.client.isCluster
