@@ -16,6 +16,9 @@ export { RedisIdempotencyRecordStore } from './record/redis-idempotency-record.s
 /** Options of `RedisIdempotencyRecordStore`: the key prefix. */
 export type { RedisIdempotencyRecordStoreOptions } from './record/redis-idempotency-record-store.options.js';
 
+/** Where a record lives: its key, one operation's `SCAN MATCH` glob, a scanned key's hash. */
+export { recordKey, recordKeyHashOf, recordKeyPattern } from './record/record-key.js';
+
 /** Operator access (inspect, force release) to the records of `RedisIdempotencyRecordStore`. */
 export {
   RedisIdempotencyRecordAdmin,

@@ -12,7 +12,7 @@ import { decodeStoredResponse, encodeStoredResponse, recordKeyHash } from '@once
 import { InvalidRedisOptionError } from '../connection/invalid-redis-option.error.js';
 import { createClient, isClient } from '../connection/redis-clients.js';
 import type { RedisConnection } from '../connection/redis-connection.js';
-import { recordKeys, type RecordKey } from './record-key.js';
+import { recordKeys, type RecordKeys } from './record-key.js';
 import { defineRecordScripts, type BeginReply, type RecordScripts } from './record-scripts.js';
 import type { RedisIdempotencyRecordStoreOptions } from './redis-idempotency-record-store.options.js';
 
@@ -39,7 +39,7 @@ export class RedisIdempotencyRecordStore implements IdempotencyRecordStore {
   private readonly client: Redis | Cluster;
   private readonly ownsClient: boolean;
   private readonly scripts: RecordScripts;
-  private readonly recordKeyOf: RecordKey;
+  private readonly keys: RecordKeys;
   /** `begin` is one round trip to Redis: no guard flight goes in front of it. */
   readonly answersAtCacheSpeed = true;
 
@@ -50,7 +50,7 @@ export class RedisIdempotencyRecordStore implements IdempotencyRecordStore {
    *   (`{ clusterNodes, clusterOptions }`) the store creates and `close` quits.
    */
   constructor(connection: RedisConnection, options: RedisIdempotencyRecordStoreOptions = {}) {
-    this.recordKeyOf = recordKeys(options.keyPrefix);
+    this.keys = recordKeys(options.keyPrefix);
     this.ownsClient = !isClient(connection);
     this.client = isClient(connection) ? connection : createClient(connection);
     this.scripts = defineRecordScripts(this.client);
@@ -63,12 +63,12 @@ export class RedisIdempotencyRecordStore implements IdempotencyRecordStore {
     const ownerToken = randomUUID();
     const previous = (options.previousIdentities ?? []).map((previousIdentity) => ({
       identity: previousIdentity,
-      key: this.recordKey(recordKeyHash(previousIdentity)),
+      key: this.recordKey(previousIdentity),
     }));
     // On a Cluster the previous records live in other slots than this one: no script may touch
     // them together, so they are read after the claim (`claimedThenChecked`).
     const atOnce = this.client.isCluster ? [] : previous;
-    const keys = [this.recordKey(keyHash), ...atOnce.map(({ key }) => key)];
+    const keys = [this.recordKey(identity), ...atOnce.map(({ key }) => key)];
     // Taken before the call: the lease began no earlier, so whatever the offset between this
     // clock and Redis', the holder's `leaseExpiresAt` is never later than the real expiry.
     const sentAt = Date.now();
@@ -128,7 +128,7 @@ export class RedisIdempotencyRecordStore implements IdempotencyRecordStore {
   async complete(lease: RecordLease, response: StoredResponse): Promise<void> {
     const encoded = encodeStoredResponse(response);
     const completed = await this.scripts.complete(
-      this.recordKey(lease.keyHash),
+      this.recordKey(lease.identity),
       lease.ownerToken,
       String(lease.fence),
       String(encoded.status),
@@ -143,7 +143,7 @@ export class RedisIdempotencyRecordStore implements IdempotencyRecordStore {
 
   async release(lease: RecordLease): Promise<void> {
     await this.scripts.release(
-      this.recordKey(lease.keyHash),
+      this.recordKey(lease.identity),
       lease.ownerToken,
       String(lease.fence),
     );
@@ -151,7 +151,7 @@ export class RedisIdempotencyRecordStore implements IdempotencyRecordStore {
 
   async renew(lease: RecordLease, leaseTtlMs: number): Promise<boolean> {
     const renewed = await this.scripts.renew(
-      this.recordKey(lease.keyHash),
+      this.recordKey(lease.identity),
       lease.ownerToken,
       String(lease.fence),
       wholeMs('leaseTtlMs', leaseTtlMs),
@@ -176,9 +176,9 @@ export class RedisIdempotencyRecordStore implements IdempotencyRecordStore {
     this.client.disconnect();
   }
 
-  /** The Redis key of the record for `keyHash` (exposed for operators and tests). */
-  recordKey(keyHash: string): string {
-    return this.recordKeyOf(keyHash);
+  /** The Redis key of `identity`'s record (exposed for operators and tests); see `recordKey`. */
+  recordKey(identity: string): string {
+    return this.keys.of(identity);
   }
 }
 

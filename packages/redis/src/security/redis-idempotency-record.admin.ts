@@ -6,7 +6,7 @@ import type {
   StoredResponse,
 } from '@oncely/core';
 import { decodeStoredResponse, recordKeyHash } from '@oncely/core/adapter';
-import { recordKeys, type RecordKey } from '../record/record-key.js';
+import { recordKeys, type RecordKeys } from '../record/record-key.js';
 import type { RedisIdempotencyRecordStoreOptions } from '../record/redis-idempotency-record-store.options.js';
 import { defineRecordAdminScripts, type RecordAdminScripts } from './security-scripts.js';
 
@@ -22,16 +22,16 @@ export type RedisIdempotencyRecordAdminOptions = RedisIdempotencyRecordStoreOpti
  */
 export class RedisIdempotencyRecordAdmin implements IdempotencyRecordAdmin {
   readonly #scripts: RecordAdminScripts;
-  readonly #recordKey: RecordKey;
+  readonly #keys: RecordKeys;
 
   constructor(client: Redis | Cluster, options: RedisIdempotencyRecordAdminOptions = {}) {
-    this.#recordKey = recordKeys(options.keyPrefix);
+    this.#keys = recordKeys(options.keyPrefix);
     this.#scripts = defineRecordAdminScripts(client);
   }
 
   async inspect(identity: string): Promise<RecordInspection> {
     const keyHash = recordKeyHash(identity);
-    const [now, pttl, ...flat] = await this.#scripts.inspect(this.#recordKey(keyHash));
+    const [now, pttl, ...flat] = await this.#scripts.inspect(this.#keys.of(identity));
     const fields = new Map<string, Buffer>();
     for (let i = 0; i + 1 < flat.length; i += 2) {
       fields.set((flat[i] as Buffer).toString('latin1'), flat[i + 1] as Buffer);
@@ -60,9 +60,7 @@ export class RedisIdempotencyRecordAdmin implements IdempotencyRecordAdmin {
   }
 
   async forceRelease(identity: string): Promise<ForceReleaseOutcome> {
-    const [kind, fence] = await this.#scripts.forceRelease(
-      this.#recordKey(recordKeyHash(identity)),
-    );
+    const [kind, fence] = await this.#scripts.forceRelease(this.#keys.of(identity));
     if (kind === 'released') return { kind, fence: Number(fence) };
     return kind === 'completed' ? { kind } : { kind: 'absent' };
   }

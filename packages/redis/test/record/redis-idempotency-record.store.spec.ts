@@ -7,7 +7,6 @@ import {
   type RecordLease,
   type StoredResponse,
 } from '@oncely/core';
-import { recordKeyHash } from '@oncely/core/adapter';
 import { InvalidRedisOptionError, RedisIdempotencyRecordStore } from '@oncely/redis';
 import { requireService, services } from '@oncely/testing-kit';
 import {
@@ -73,9 +72,10 @@ describe('RedisIdempotencyRecordStore', () => {
     const keyHash = createHash('sha256').update(identity).digest('hex');
 
     expect(lease.keyHash).toBe(keyHash);
-    expect(store.recordKey(keyHash)).toBe(`${prefix}{${keyHash}}:record`);
-    expect(await redis.hget(store.recordKey(keyHash), 'identity')).toBe(identity);
-    expect(await scanKeys(redis, `${prefix}{${keyHash}}*`)).toEqual([store.recordKey(keyHash)]);
+    const key = `${prefix}shop:order-create:v1:{${keyHash}}:record`;
+    expect(store.recordKey(identity)).toBe(key);
+    expect(await redis.hget(key, 'identity')).toBe(identity);
+    expect(await scanKeys(redis, `${prefix}*{${keyHash}}*`)).toEqual([key]);
   });
 
   it('20 concurrent begins from 20 connections: one acquires, 19 are in progress, all later ones replay', async () => {
@@ -117,7 +117,7 @@ describe('RedisIdempotencyRecordStore', () => {
       expect(sent.mock.calls[0]?.[0].name).toMatch(/^eval(sha)?$/);
       expect(sent.mock.calls[0]?.[0].args.slice(1, 5)).toEqual([
         '3',
-        ...[identity, v1, v0].map((id) => own.recordKey(recordKeyHash(id))),
+        ...[identity, v1, v0].map((id) => own.recordKey(id)),
       ]);
     } finally {
       await client.quit();
@@ -149,8 +149,7 @@ describe('RedisIdempotencyRecordStore', () => {
     const completed = nextIdentity();
     acquired(await store.begin(inProgress, 'digest-a', longLease));
     await store.complete(acquired(await store.begin(completed, 'digest-a', longLease)), created);
-    const keyOf = (identity: string) =>
-      store.recordKey(createHash('sha256').update(identity).digest('hex'));
+    const keyOf = (identity: string) => store.recordKey(identity);
     const before = await Promise.all(
       [inProgress, completed].map((id) => redis.hgetallBuffer(keyOf(id))),
     );
@@ -258,7 +257,7 @@ describe('RedisIdempotencyRecordStore', () => {
     const lease = acquired(
       await store.begin(identity, 'digest-a', { leaseTtlMs: 10_000, retentionMs: 50_000 }),
     );
-    const key = store.recordKey(lease.keyHash);
+    const key = store.recordKey(lease.identity);
 
     const inProgressTtl = await redis.pttl(key);
     expect(inProgressTtl).toBeGreaterThan(50_000);
@@ -274,13 +273,13 @@ describe('RedisIdempotencyRecordStore', () => {
     const identity = nextIdentity();
     const first = acquired(await store.begin(identity, 'digest-a', longLease));
     await store.release(first);
-    expect(await redis.exists(store.recordKey(first.keyHash))).toBe(0);
+    expect(await redis.exists(store.recordKey(first.identity))).toBe(0);
 
     const second = acquired(
       await store.begin(identity, 'digest-a', { leaseTtlMs: 50, retentionMs: 50 }),
     );
     expect(second.fence).toBeGreaterThan(first.fence);
-    while ((await redis.exists(store.recordKey(second.keyHash))) === 1) await sleep(20);
+    while ((await redis.exists(store.recordKey(second.identity))) === 1) await sleep(20);
 
     const third = acquired(await store.begin(identity, 'digest-a', longLease));
     expect(third.fence).toBeGreaterThan(second.fence);
@@ -382,7 +381,7 @@ describe('RedisIdempotencyRecordStore', () => {
     const lease = acquired(await store.begin(identity, 'digest-a', longLease));
 
     expect(await store.purgeExpired(1000)).toBe(0);
-    expect(await redis.exists(store.recordKey(lease.keyHash))).toBe(1);
+    expect(await redis.exists(store.recordKey(lease.identity))).toBe(1);
   });
 
   it('defines its scripts once per client, however many stores share it', async () => {

@@ -10,13 +10,13 @@ import {
   EncryptedFlightCoordinator,
   EncryptedIdempotencyRecordStore,
   QuotaLimitedIdempotencyRecordStore,
-  recordKeyHash,
 } from '@oncely/core/adapter';
 import {
   RedisFlightCoordinator,
   RedisIdempotencyRecordAdmin,
   RedisIdempotencyRecordStore,
   RedisRecordQuota,
+  recordKey as recordKeyOf,
 } from '@oncely/redis';
 import { requireService, services } from '@oncely/testing-kit';
 import { Redis } from 'ioredis';
@@ -48,7 +48,7 @@ describe('security features on real Redis', () => {
   });
 
   const plainStore = () => new RedisIdempotencyRecordStore(redis, { keyPrefix: prefix });
-  const recordKey = (id: string) => `${prefix}{${recordKeyHash(id)}}:record`;
+  const recordKey = (id: string) => recordKeyOf(prefix, id);
 
   it('keeps only ciphertext in the record hash, and replays the response', async () => {
     const store = new EncryptedIdempotencyRecordStore(plainStore(), { keys: [k1] });
