@@ -7,6 +7,7 @@ import {
   type RecordLease,
   type StoredResponse,
 } from '@oncely/core';
+import { recordKeyHash } from '@oncely/core/adapter';
 import { InvalidRedisOptionError, RedisIdempotencyRecordStore } from '@oncely/redis';
 import { requireService, services } from '@oncely/testing-kit';
 import {
@@ -74,7 +75,7 @@ describe('RedisIdempotencyRecordStore', () => {
     expect(lease.keyHash).toBe(keyHash);
     const key = `${prefix}shop:order-create:v1:{${keyHash}}:record`;
     expect(store.recordKey(identity)).toBe(key);
-    expect(await redis.hget(key, 'identity')).toBe(identity);
+    expect((await redis.get(key))?.endsWith(`digest-a${identity}`)).toBe(true);
     expect(await scanKeys(redis, `${prefix}*{${keyHash}}*`)).toEqual([key]);
   });
 
@@ -115,9 +116,12 @@ describe('RedisIdempotencyRecordStore', () => {
       // One command: EVALSHA, or EVAL on a connection that has not run the script yet.
       expect(sent.mock.calls).toHaveLength(1);
       expect(sent.mock.calls[0]?.[0].name).toMatch(/^eval(sha)?$/);
-      expect(sent.mock.calls[0]?.[0].args.slice(1, 5)).toEqual([
-        '3',
-        ...[identity, v1, v0].map((id) => own.recordKey(id)),
+      expect(sent.mock.calls[0]?.[0].args.slice(1, 8)).toEqual([
+        '6',
+        ...[identity, v1, v0].flatMap((id) => [
+          own.recordKey(id),
+          `${prefix}{${recordKeyHash(id)}}:record`,
+        ]),
       ]);
     } finally {
       await client.quit();
@@ -151,14 +155,14 @@ describe('RedisIdempotencyRecordStore', () => {
     await store.complete(acquired(await store.begin(completed, 'digest-a', longLease)), created);
     const keyOf = (identity: string) => store.recordKey(identity);
     const before = await Promise.all(
-      [inProgress, completed].map((id) => redis.hgetallBuffer(keyOf(id))),
+      [inProgress, completed].map((id) => redis.getBuffer(keyOf(id))),
     );
 
     expect(await store.begin(inProgress, 'digest-b', longLease)).toEqual({ kind: 'mismatch' });
     expect(await store.begin(completed, 'digest-b', longLease)).toEqual({ kind: 'mismatch' });
 
     const after = await Promise.all(
-      [inProgress, completed].map((id) => redis.hgetallBuffer(keyOf(id))),
+      [inProgress, completed].map((id) => redis.getBuffer(keyOf(id))),
     );
     expect(after).toEqual(before);
     expect((await store.begin(inProgress, 'digest-a', longLease)).kind).toBe('in_progress');
@@ -424,7 +428,8 @@ describe('RedisIdempotencyRecordStore', () => {
       { keyPrefix: prefix },
     );
     acquired(await own.begin(nextIdentity(), 'digest-a', longLease));
-    expect(await connections()).toBe(1);
+    // The client, and the near cache's subscriber duplicated from it.
+    await eventually(async () => (await connections()) === 2, 'the subscriber to connect');
 
     await own.close();
     await eventually(async () => (await connections()) === 0, 'the URL client to quit');
