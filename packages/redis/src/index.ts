@@ -16,16 +16,21 @@ export type {
 /** What `RedisFlightCoordinator.inspectFlight` reports for one business key (the core port's type). */
 export type { FlightInspection } from '@oncely/core';
 
-/** Durable idempotency records in Redis, one hash per identity changed only by Lua scripts. */
+/** Durable idempotency records in Redis, one string per identity changed only by Lua scripts. */
 export { RedisIdempotencyRecordStore } from './record/redis-idempotency-record.store.js';
-/** Options of `RedisIdempotencyRecordStore`: the key prefix. */
+/** Options of `RedisIdempotencyRecordStore`: key prefix, legacy records, near cache. */
 export type { RedisIdempotencyRecordStoreOptions } from './record/redis-idempotency-record-store.options.js';
+
+/** Where a record lives: its key, one operation's `SCAN MATCH` glob, a scanned key's hash. */
+export { recordKey, recordKeyHashOf, recordKeyPattern } from './record/record-key.js';
 
 /** Operator access (inspect, force release) to the records of `RedisIdempotencyRecordStore`. */
 export {
   RedisIdempotencyRecordAdmin,
   type RedisIdempotencyRecordAdminOptions,
 } from './security/redis-idempotency-record.admin.js';
+/** One live record as `RedisIdempotencyRecordAdmin.listRecords` reports it. */
+export type { RecordSummary } from './security/record-scan.js';
 /** Fixed-window record quotas shared by every process through Redis counters. */
 export { RedisRecordQuota, type RedisRecordQuotaOptions } from './security/redis-record.quota.js';
 
