@@ -29,8 +29,8 @@ export {
   RedisIdempotencyRecordAdmin,
   type RedisIdempotencyRecordAdminOptions,
 } from './security/redis-idempotency-record.admin.js';
-/** One live record as `RedisIdempotencyRecordAdmin.listRecords` reports it. */
-export type { RecordSummary } from './security/record-scan.js';
+/** One live record as `RedisIdempotencyRecordAdmin.listRecords` reports it (the core port's type). */
+export type { RecordSummary } from '@oncely/core';
 /** Fixed-window record quotas shared by every process through Redis counters. */
 export { RedisRecordQuota, type RedisRecordQuotaOptions } from './security/redis-record.quota.js';
 

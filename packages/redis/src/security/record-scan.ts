@@ -1,20 +1,7 @@
 import type { Cluster, Redis } from 'ioredis';
+import type { RecordSummary } from '@oncely/core';
 import { recordKeyHashOf } from '../record/record-key.js';
 import { decodeRecordHead } from '../record/record-value.js';
-
-/**
- * One live record as a listing reports it (the shape of `RecordSummary` in `@oncely/core`'s
- * record listing port).
- */
-export interface RecordSummary {
-  readonly identity: string;
-  readonly keyHash: string;
-  readonly kind: 'in_progress' | 'completed';
-  /** The claiming service, when the record carries one. */
-  readonly owner?: string;
-  /** When the store drops the record (lease end + retention in progress, retention end completed). */
-  readonly expiresAt: Date;
-}
 
 /** Bytes read first of each record: its header and names, rarely its whole response. */
 const headBytes = 4096;

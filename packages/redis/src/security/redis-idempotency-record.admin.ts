@@ -2,7 +2,9 @@ import type { Cluster, Redis } from 'ioredis';
 import type {
   ForceReleaseOutcome,
   IdempotencyRecordAdmin,
+  IdempotencyRecordListing,
   RecordInspection,
+  RecordSummary,
   StoredResponse,
 } from '@oncely/core';
 import { decodeStoredResponse, recordKeyHash } from '@oncely/core/adapter';
@@ -11,7 +13,7 @@ import { recordKeys, type RecordKeys } from '../record/record-key.js';
 import { recordNoticesChannel } from '../record/record-near-cache.js';
 import { decodeRecordValue } from '../record/record-value.js';
 import type { RedisIdempotencyRecordStoreOptions } from '../record/redis-idempotency-record-store.options.js';
-import { scanRecords, type RecordSummary } from './record-scan.js';
+import { scanRecords } from './record-scan.js';
 import { defineRecordAdminScripts, type RecordAdminScripts } from './security-scripts.js';
 
 /**
@@ -28,7 +30,9 @@ export type RedisIdempotencyRecordAdminOptions = RedisIdempotencyRecordStoreOpti
  * record notice, on which every store of the key prefix drops its near-cached copy. The client
  * stays yours.
  */
-export class RedisIdempotencyRecordAdmin implements IdempotencyRecordAdmin {
+export class RedisIdempotencyRecordAdmin
+  implements IdempotencyRecordAdmin, IdempotencyRecordListing
+{
   readonly #client: Redis | Cluster;
   readonly #scripts: RecordAdminScripts;
   readonly #keys: RecordKeys;
@@ -52,7 +56,12 @@ export class RedisIdempotencyRecordAdmin implements IdempotencyRecordAdmin {
     if (kind === 'value') {
       const record = decodeRecordValue(rest[0] as Buffer);
       if (record === undefined) return { kind: 'absent', keyHash };
-      const common = { keyHash, fingerprint: record.digest, fence: record.fence };
+      const common = {
+        keyHash,
+        fingerprint: record.digest,
+        ...(record.service !== '' && { owner: record.service }),
+        fence: record.fence,
+      };
       if (record.kind === 'in_progress') {
         if (record.leaseEnd <= nowMs) return { kind: 'absent', keyHash };
         return { kind: 'in_progress', ...common, leaseExpiresAt: new Date(record.leaseEnd) };
