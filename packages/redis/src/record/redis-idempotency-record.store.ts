@@ -285,7 +285,14 @@ export class RedisIdempotencyRecordStore implements IdempotencyRecordStore {
    * The near cache's state: entries held, and whether they are served (its notice subscription
    * is confirmed); `undefined` when `nearCache` is off.
    */
-  nearCacheStats(): { readonly entries: number; readonly listening: boolean } | undefined {
+  nearCacheStats():
+    | {
+        /** Records held now. */
+        readonly entries: number;
+        /** Whether the record notices subscription is confirmed, so copies can be served. */
+        readonly listening: boolean;
+      }
+    | undefined {
     return this.nearCache?.stats();
   }
 
