@@ -27,11 +27,8 @@ describe('operator connections and targets', () => {
   });
 
   it('names the package to install when an optional peer is missing', async () => {
-    const missing = importPeer(
-      '@oncely/not-installed',
-      '--redis',
-      () => import('@oncely/not-installed'),
-    );
+    const absent: string = '@oncely/not-installed';
+    const missing = importPeer(absent, '--redis', () => import(absent));
     await expect(missing).rejects.toThrow(MissingPeerError);
     await expect(missing).rejects.toThrow(
       '--redis needs the package "@oncely/not-installed", which is not installed. Install it next to @oncely/cli: npm install ioredis @oncely/redis',

@@ -3,13 +3,15 @@
  * measured in the same run on the same Redis. Prints flights per second on the leader path
  * (distinct keys), the hit path (one cached key) and the follower path (1 leader + followers on
  * other engines per key), and how long followers take to get the result once the leader's work
- * returned. Run: `npm run bench:flight` (prints figures, asserts nothing).
+ * returned. Then counts the Redis commands of a miss and a hit on a redis-server of its own
+ * (`INFO commandstats` deltas, which include the commands Lua scripts run). Run:
+ * `npm run bench:flight` (prints figures, asserts nothing).
  */
 import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { SingleFlight } from '@oncely/core';
 import { RedisFlightCoordinator } from '@oncely/redis';
-import { services } from '@oncely/testing-kit';
+import { services, startRedisServer, stopAllRedisServers } from '@oncely/testing-kit';
 import { Redis } from 'ioredis';
 import { NaivePollingFlight } from './naive-polling-flight.js';
 
@@ -124,6 +126,82 @@ function best(all: Figures[]): Figures {
   };
 }
 
+const COUNTED_FLIGHTS = 200;
+
+/** Commands per name on `admin`'s server, from `INFO commandstats` (its own INFO left out). */
+async function commandstats(admin: Redis): Promise<Record<string, number>> {
+  const calls: Record<string, number> = {};
+  for (const [, name, count] of (await admin.info('commandstats')).matchAll(
+    /^cmdstat_([^:]+):calls=(\d+)/gm,
+  )) {
+    if (name !== 'info') calls[name!] = Number(count);
+  }
+  return calls;
+}
+
+/** Commands per flight that `action` (run `COUNTED_FLIGHTS` times) caused on `admin`'s server. */
+async function perFlight(admin: Redis, action: (i: number) => Promise<unknown>) {
+  const before = await commandstats(admin);
+  for (let i = 0; i < COUNTED_FLIGHTS; i++) await action(i);
+  const after = await commandstats(admin);
+  const perName: Record<string, number> = {};
+  for (const [name, calls] of Object.entries(after)) {
+    const added = (calls - (before[name] ?? 0)) / COUNTED_FLIGHTS;
+    if (added > 0) perName[name] = added;
+  }
+  const total = Object.values(perName).reduce((sum, calls) => sum + calls, 0);
+  const roundTrips = (perName.evalsha ?? 0) + (perName.eval ?? 0);
+  return { total, inLua: total - roundTrips, roundTrips, perName };
+}
+
+/** Commands per miss and per hit, on a redis-server nobody else uses. */
+async function countCommands() {
+  const server = await startRedisServer();
+  const connection = { host: server.host, port: server.port };
+  const admin = new Redis(connection);
+  const plain = new RedisFlightCoordinator(connection, { keyPrefix: prefix, nearCache: false });
+  const nearCached = new RedisFlightCoordinator(connection, { keyPrefix: prefix });
+  await plain.connect();
+  await nearCached.connect();
+  const flight = new SingleFlight(plain, { resultTtl: 60_000 });
+  const nearFlight = new SingleFlight(nearCached, { resultTtl: 60_000 });
+  // Scripts are loaded (EVAL) on first use; count EVALSHA runs only.
+  await flight.run('warm-up', async () => payload);
+  await nearFlight.run('warm-up-near', async () => payload);
+  const work = async () => payload;
+
+  const rows = [
+    [
+      'miss (leader: acquire + complete)',
+      await perFlight(admin, (i) => flight.run(`miss:${i}`, work)),
+    ],
+    [
+      'hit from Redis (nearCache: false)',
+      await perFlight(admin, (i) => flight.run(`miss:${i}`, work)),
+    ],
+    ['miss, near cache on', await perFlight(admin, (i) => nearFlight.run(`near:${i}`, work))],
+    ['hit, near-cached', await perFlight(admin, (i) => nearFlight.run(`near:${i}`, work))],
+  ] as const;
+  console.log(
+    `\nRedis commands per flight (INFO commandstats, mean of ${COUNTED_FLIGHTS} flights)\n`,
+  );
+  console.log(
+    `${'path'.padEnd(36)}${'total'.padStart(7)}${'in Lua'.padStart(8)}${'trips'.padStart(7)}  commands`,
+  );
+  for (const [name, counted] of rows) {
+    const detail = Object.entries(counted.perName)
+      .map(([command, calls]) => `${command} ${calls}`)
+      .join(', ');
+    console.log(
+      `${name.padEnd(36)}${String(counted.total).padStart(7)}${String(counted.inLua).padStart(8)}${String(counted.roundTrips).padStart(7)}  ${detail || '-'}`,
+    );
+  }
+  await plain.close();
+  await nearCached.close();
+  await admin.quit();
+  await stopAllRedisServers();
+}
+
 async function main() {
   const redis = new Redis(services.redis);
   const coordinator = new RedisFlightCoordinator(services.redis, { keyPrefix: prefix });
@@ -178,6 +256,8 @@ async function main() {
     if (keys.length > 0) await redis.del(...keys);
   } while (cursor !== '0');
   await redis.quit();
+
+  await countCommands();
 }
 
 await main();

@@ -1,28 +1,21 @@
 -- Stores the response and marks the record completed, if the caller's lease still holds it:
 -- same owner and fence, still in progress. The lease may have expired, as long as nobody took
 -- the record over since (the fence, not the clock, decides who may confirm).
--- KEYS[1]  record hash            <prefix>{<keyHash>}:record
+-- KEYS[1]  record                 <prefix><ns>:<op>:<ver>:{<keyHash>}:record (record-value)
 -- ARGV[1]  owner token
 -- ARGV[2]  fence
--- ARGV[3]  response status
--- ARGV[4]  response headers       JSON object text
--- ARGV[5]  body kind              empty | json | bytes
--- ARGV[6]  body                   raw bytes (UTF-8 JSON text for json, empty for empty)
+-- ARGV[3]  response               '<status> <bodyKind> <headersLen>\n<headers><body>'
 -- Returns 1 when completed, 0 when the lease was lost (or already completed the record).
+-- Two commands (GET, SET), and no TIME: the key lives for the retention from now, which the
+-- store knows to be no earlier than it sent this call.
 
 --#include redis-clock
---#include record-lease
+--#include record-value
 
-local record = heldRecord('retention')
-if not record then
+local value = redis.call('GET', KEYS[1])
+local fence, retention = heldValue(value)
+if not fence then
   return 0
 end
-
-local _, nowMs = redisTime()
-
-redis.call('HSET', KEYS[1],
-  'status', 'completed', 'completedAt', integer(nowMs),
-  'responseStatus', ARGV[3], 'responseHeaders', ARGV[4], 'bodyKind', ARGV[5], 'body', ARGV[6])
-redis.call('HDEL', KEYS[1], 'leaseExpiresAt')
-redis.call('PEXPIRE', KEYS[1], record[4])
+redis.call('SET', KEYS[1], 'c' .. string.sub(value, 2) .. ARGV[3], 'PX', retention)
 return 1

@@ -8,13 +8,21 @@
 
 /** The SingleFlight coordinator on Redis leases, with completion notices over pub/sub. */
 export { RedisFlightCoordinator } from './flight/redis-flight.coordinator.js';
-/** Options of `RedisFlightCoordinator`: key prefix and command timeout. */
-export type { RedisFlightCoordinatorOptions } from './flight/redis-flight-coordinator.options.js';
+/** Options of `RedisFlightCoordinator`: key prefix, command timeout and near cache. */
+export type {
+  RedisFlightCoordinatorOptions,
+  RedisFlightNearCacheOptions,
+} from './flight/redis-flight-coordinator.options.js';
+/** What `RedisFlightCoordinator.inspectFlight` reports for one business key (the core port's type). */
+export type { FlightInspection } from '@oncely/core';
 
-/** Durable idempotency records in Redis, one hash per identity changed only by Lua scripts. */
+/** Durable idempotency records in Redis, one string per identity changed only by Lua scripts. */
 export { RedisIdempotencyRecordStore } from './record/redis-idempotency-record.store.js';
-/** Options of `RedisIdempotencyRecordStore`: the key prefix. */
+/** Options of `RedisIdempotencyRecordStore`: key prefix, legacy records, near cache. */
 export type { RedisIdempotencyRecordStoreOptions } from './record/redis-idempotency-record-store.options.js';
+
+/** Where a record lives: its key, one operation's `SCAN MATCH` glob, a scanned key's hash. */
+export { recordKey, recordKeyHashOf, recordKeyPattern } from './record/record-key.js';
 
 /** Claims of the services sharing one Redis: where the coordinator and the store register them. */
 export {
@@ -28,6 +36,8 @@ export {
   RedisIdempotencyRecordAdmin,
   type RedisIdempotencyRecordAdminOptions,
 } from './security/redis-idempotency-record.admin.js';
+/** One live record as `RedisIdempotencyRecordAdmin.listRecords` reports it (the core port's type). */
+export type { RecordSummary } from '@oncely/core';
 /** Fixed-window record quotas shared by every process through Redis counters. */
 export { RedisRecordQuota, type RedisRecordQuotaOptions } from './security/redis-record.quota.js';
 

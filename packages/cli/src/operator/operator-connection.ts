@@ -128,7 +128,11 @@ export async function connectOperator(
       });
       await readyOrUnreachable(client, flags.redis);
       const options = flags.keyPrefix === undefined ? {} : { keyPrefix: flags.keyPrefix };
-      const redisCoordinator = new adapters.RedisFlightCoordinator(client, options);
+      // A one-shot command has nothing to keep near: no cache, no subscription for it.
+      const redisCoordinator = new adapters.RedisFlightCoordinator(client, {
+        ...options,
+        nearCache: false,
+      });
       closers.push(() => redisCoordinator.close());
       coordinator = redisCoordinator;
       if (flags.database === undefined) {

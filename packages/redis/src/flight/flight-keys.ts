@@ -1,20 +1,16 @@
 /**
- * Redis keys of one business key. The business key sits inside `{...}`, a Redis Cluster hash tag,
- * so every key a script touches lives in one slot. Redis takes the tag from the first `{` to the
- * first `}` after it, so braces inside the business key (or a prefix) would move or empty the tag
- * and scatter the keys over several slots (a CROSSSLOT error in a cluster): they are
- * percent-encoded, together with `%` itself so the encoding stays one-to-one.
+ * The Redis key of one business key: one string holding the lease, the cached result or the
+ * cached error (see `lua/shared/flight-lease.lua`). The business key sits inside `{...}`, a Redis
+ * Cluster hash tag, so the key's slot is the business key's. Redis takes the tag from the first
+ * `{` to the first `}` after it, so braces inside the business key (or a prefix) would move or
+ * empty the tag: they are percent-encoded, together with `%` itself so the encoding stays
+ * one-to-one.
  */
-export interface FlightKeys {
-  readonly lease: string;
-  readonly result: string;
-  readonly error: string;
-  readonly fence: string;
-  /** Set while a follower waits: only then does a completion publish a notice. */
-  readonly waiters: string;
-}
-
 const unsafeInTag = /[%{}]/g;
+const encoded = /%(25|7B|7D)/g;
+/** Characters SCAN's MATCH pattern gives a meaning to. */
+const globSpecial = /[*?[\]\\]/g;
+const SUFFIX = '}:flight';
 
 function escapeTag(businessKey: string): string {
   return businessKey.replace(
@@ -23,13 +19,24 @@ function escapeTag(businessKey: string): string {
   );
 }
 
-export function flightKeys(prefix: string, businessKey: string): FlightKeys {
-  const base = `${prefix}{${escapeTag(businessKey)}}:`;
-  return {
-    lease: `${base}lease`,
-    result: `${base}result`,
-    error: `${base}error`,
-    fence: `${base}fence`,
-    waiters: `${base}waiters`,
-  };
+/** The flight key of `businessKey` under `prefix`. */
+export function flightKey(prefix: string, businessKey: string): string {
+  return `${prefix}{${escapeTag(businessKey)}${SUFFIX}`;
+}
+
+/**
+ * A SCAN `MATCH` pattern for the flight keys whose business key starts with `operation:`
+ * (`ns:op:ver`, or `ns:op` for all its versions).
+ */
+export function flightKeyPattern(prefix: string, operation: string): string {
+  const glob = (text: string) => text.replace(globSpecial, (char) => `\\${char}`);
+  return `${glob(prefix)}{${glob(escapeTag(operation))}:*${SUFFIX}`;
+}
+
+/** The business key of a flight key under `prefix`, or undefined for any other key. */
+export function businessKeyOf(prefix: string, key: string): string | undefined {
+  if (!key.startsWith(`${prefix}{`) || !key.endsWith(SUFFIX)) return undefined;
+  return key
+    .slice(prefix.length + 1, -SUFFIX.length)
+    .replace(encoded, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 }

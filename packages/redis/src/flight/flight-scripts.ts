@@ -1,54 +1,31 @@
 /** The SingleFlight scripts (`lua/flight-*.lua`): each call is one atomic round trip. */
 import { luaScriptSet } from '../scripts/lua-scripts.js';
 
-/** The flight scripts bound to one client; keys first, then arguments, as their headers list. */
+/** The flight scripts bound to one client; the flight key first, then arguments, as their headers list. */
 export interface FlightScripts {
-  acquire(
-    lease: string,
-    result: string,
-    error: string,
-    fence: string,
-    waiters: string,
-    owner: string,
-    leaseTtlMs: number,
-  ): Promise<unknown>;
-  renew(
-    lease: string,
-    fence: string,
-    waiters: string,
-    owner: string,
-    leaseTtlMs: number,
-  ): Promise<unknown>;
+  acquire(key: string, owner: string, leaseTtlMs: number): Promise<unknown>;
+  renew(key: string, owner: string, leaseTtlMs: number): Promise<unknown>;
   complete(
-    lease: string,
-    outcome: string,
-    waiters: string,
+    key: string,
     owner: string,
-    payload: string,
+    taggedOutcome: string,
     outcomeTtlMs: number,
     channel: string,
-    businessKey: string,
+    message: string,
   ): Promise<unknown>;
-  release(
-    lease: string,
-    waiters: string,
-    owner: string,
-    channel: string,
-    businessKey: string,
-  ): Promise<unknown>;
-  forceRelease(
-    lease: string,
-    waiters: string,
-    channel: string,
-    businessKey: string,
-  ): Promise<unknown>;
+  release(key: string, owner: string, channel: string, message: string): Promise<unknown>;
+  forceRelease(key: string, channel: string, message: string): Promise<unknown>;
+  evict(key: string, channel: string, message: string): Promise<unknown>;
+  inspect(key: string): Promise<unknown>;
 }
 
 /** Defines the scripts on a client (once per client) and returns them bound to it. */
 export const defineFlightScripts = luaScriptSet<FlightScripts>({
-  acquire: 'flight-acquire-5.lua',
-  renew: 'flight-renew-3.lua',
-  complete: 'flight-complete-3.lua',
-  release: 'flight-release-2.lua',
-  forceRelease: 'flight-force-release-2.lua',
+  acquire: 'flight-acquire-1.lua',
+  renew: 'flight-renew-1.lua',
+  complete: 'flight-complete-1.lua',
+  release: 'flight-release-1.lua',
+  forceRelease: 'flight-force-release-1.lua',
+  evict: 'flight-evict-1.lua',
+  inspect: 'flight-inspect-1.lua',
 });

@@ -7,19 +7,35 @@
  *
  * Notices published while the subscription is not (yet, or after a reconnect, again) in place
  * are lost, so each confirmed SUBSCRIBE is followed by a look at the leases of the keys being
- * waited for: a lease that is gone means the notice was missed, and its waiters are woken.
+ * waited for: a lease that is gone means the notice was missed, and its waiters are woken. For
+ * the same reason an observer (a near cache) hears when the subscriber connection closes and when
+ * a subscription is confirmed again: whatever it derived from notices must be started afresh.
  */
 import type { Cluster, Redis } from 'ioredis';
+import { parseNotice, type NoticeKind } from './flight-notices.js';
 
 type Wake = () => void;
 
 /** Of `keys`, those whose lease no longer exists. */
 export type LeaseCheck = (keys: readonly string[]) => Promise<readonly string[]>;
 
+/** Hears every notice of a channel, and whether notices flow (none may be lost) or not. */
+export interface NoticeObserver {
+  notice(kind: NoticeKind, key: string): void;
+  /**
+   * Notices may have been lost: the subscriber connection closed (`live` false) or a
+   * subscription was confirmed (`live` true: from now on no notice is missed).
+   */
+  reset(live: boolean): void;
+}
+
 interface Channel {
   readonly checks: Set<LeaseCheck>;
+  readonly observers: Set<NoticeObserver>;
   readonly subscribed: Promise<void>;
   readonly confirm: () => void;
+  /** Subscribed on the current connection, which has not closed since. */
+  live: boolean;
 }
 
 /** setTimeout turns longer delays into 1 ms. */
@@ -38,25 +54,33 @@ export class NoticeHub {
 
   /**
    * Subscribes to `channel` (once for all its users) and resolves when the subscription is
-   * confirmed. `check` looks up leases after each (re)subscription until `forget` removes it.
+   * confirmed. `check` looks up leases after each (re)subscription, and `observer` hears the
+   * channel's notices and resets, until `forget` removes them.
    */
-  listen(channel: string, check: LeaseCheck): Promise<void> {
+  listen(channel: string, check: LeaseCheck, observer?: NoticeObserver): Promise<void> {
     let entry = this.channels.get(channel);
     if (!entry) {
       let confirm!: () => void;
       const subscribed = new Promise<void>((resolve) => (confirm = resolve));
-      entry = { checks: new Set(), subscribed, confirm };
+      entry = { checks: new Set(), observers: new Set(), subscribed, confirm, live: false };
       this.channels.set(channel, entry);
       const subscriber = (this.subscriber ??= this.start());
       // Otherwise the 'ready' handler subscribes, on this connection and after every reconnect.
       if (subscriber.status === 'ready') this.subscribe(channel);
     }
     entry.checks.add(check);
+    if (observer && !entry.observers.has(observer)) {
+      entry.observers.add(observer);
+      // Another user's subscription is already in place: this observer misses nothing from now.
+      if (entry.live) observer.reset(true);
+    }
     return entry.subscribed;
   }
 
-  forget(channel: string, check: LeaseCheck): void {
-    this.channels.get(channel)?.checks.delete(check);
+  forget(channel: string, check: LeaseCheck, observer?: NoticeObserver): void {
+    const entry = this.channels.get(channel);
+    entry?.checks.delete(check);
+    if (observer && entry?.observers.delete(observer)) observer.reset(false);
   }
 
   /** Resolves on the next notice for `key` on `channel`, at `timeoutMs`, or on abort. */
@@ -97,6 +121,7 @@ export class NoticeHub {
     this.onUnused();
     const subscriber = this.subscriber;
     this.subscriber = undefined;
+    for (const entry of this.channels.values()) this.setLive(entry, false);
     this.channels.clear();
     for (const byKey of this.waiters.values()) {
       for (const key of [...byKey.keys()]) this.wakeKey(byKey, key);
@@ -111,9 +136,19 @@ export class NoticeHub {
     subscriber.on('ready', () => {
       for (const channel of this.channels.keys()) this.subscribe(channel);
     });
-    subscriber.on('message', (channel: string, key: string) => {
+    // From here until the next confirmed SUBSCRIBE, notices may be lost.
+    subscriber.on('close', () => {
+      if (this.subscriber !== subscriber) return;
+      for (const entry of this.channels.values()) this.setLive(entry, false);
+    });
+    subscriber.on('message', (channel: string, message: string) => {
+      const notice = parseNotice(message);
+      if (!notice) return;
+      for (const observer of this.channels.get(channel)?.observers ?? []) {
+        observer.notice(notice.kind, notice.key);
+      }
       const byKey = this.waiters.get(channel);
-      if (byKey) this.wakeKey(byKey, key);
+      if (byKey && notice.kind === 'released') this.wakeKey(byKey, notice.key);
     });
     return subscriber;
   }
@@ -122,13 +157,20 @@ export class NoticeHub {
     const subscriber = this.subscriber;
     subscriber?.subscribe(channel).then(
       () => {
-        if (this.subscriber !== subscriber) return;
-        this.channels.get(channel)?.confirm();
+        const entry = this.channels.get(channel);
+        if (this.subscriber !== subscriber || !entry) return;
+        entry.confirm();
+        this.setLive(entry, true);
         this.recheck(channel);
       },
       // A SUBSCRIBE cut off by a disconnect is sent again by the next 'ready'.
       () => undefined,
     );
+  }
+
+  private setLive(entry: Channel, live: boolean): void {
+    entry.live = live;
+    for (const observer of entry.observers) observer.reset(live);
   }
 
   private recheck(channel: string): void {

@@ -11,4 +11,17 @@ export interface RedisFlightCoordinatorOptions {
    * before the call fails with `CoordinatorUnavailableError`; default 1000.
    */
   readonly commandTimeout?: number;
+  /**
+   * Serves cached outcomes (results and deterministic errors) this process has already seen
+   * from memory, without a round trip, until their Redis key expires; dropped when an operator
+   * evicts one (`evictResult`) and flushed whenever the notice subscription is down. Default
+   * `{ maxEntries: 10_000 }`; `false` sends every `acquire` to Redis.
+   */
+  readonly nearCache?: RedisFlightNearCacheOptions | false;
+}
+
+/** Options of the near cache of `RedisFlightCoordinator`. */
+export interface RedisFlightNearCacheOptions {
+  /** Most outcomes held; the least recently used goes first. Default 10 000. */
+  readonly maxEntries?: number;
 }

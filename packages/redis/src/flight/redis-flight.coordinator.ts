@@ -2,6 +2,9 @@ import type {
   AcquireOutcome,
   ClaimRegistrySource,
   FlightCoordinator,
+  FlightEntry,
+  FlightInspection,
+  FlightInspectionAdmin,
   FlightLeaseAdmin,
   FlightOutcome,
 } from '@oncely/core';
@@ -12,17 +15,27 @@ import { keyPrefix } from '../connection/key-prefix.js';
 import { RedisAvailability } from '../connection/redis-availability.js';
 import { coordinatorClient, duplicateForNotices } from '../connection/redis-clients.js';
 import type { RedisConnection } from '../connection/redis-connection.js';
-import { flightKeys } from './flight-keys.js';
+import { toFlightInspection } from './flight-inspection.js';
+import { businessKeyOf, flightKey, flightKeyPattern } from './flight-keys.js';
+import { FlightNearCache, type NearCachedOutcome } from './flight-near-cache.js';
+import { noticeMessage } from './flight-notices.js';
 import { defineFlightScripts, type FlightScripts } from './flight-scripts.js';
 import { retainNoticeHub, type LeaseCheck, type NoticeHub } from './notice-hub.js';
 import type { RedisFlightCoordinatorOptions } from './redis-flight-coordinator.options.js';
 
+const DEFAULT_NEAR_CACHE_ENTRIES = 10_000;
+
 /**
  * `FlightCoordinator` on Redis (standalone or Cluster) through ioredis: each port method is one
- * Lua script run (one round trip), keys carry the business key as cluster hash tag, and
- * completion notices travel on one pub/sub channel per key prefix, published only when a follower
- * is waiting (a `waiters` flag its busy `acquire` sets), so a flight nobody waits for sends no
- * message to the subscribed processes.
+ * Lua script run (one round trip) on one key per business key, which holds the lease, the cached
+ * result or the cached error, so `SET NX GET` decides an `acquire` in one command. The key
+ * carries the business key as cluster hash tag. Completion notices travel on one pub/sub channel
+ * per key prefix, published only when a follower is waiting (a mark its busy `acquire` sets in
+ * the lease), so a flight nobody waits for sends no message to the subscribed processes.
+ *
+ * Cached outcomes this process has seen (as leader, or from Redis) are served from a bounded
+ * near cache without a round trip until their Redis key expires (see the `nearCache` option);
+ * an operator's `evictResult` publishes a notice that drops them in every process.
  *
  * Notices use classic PUBLISH on one channel rather than sharded pub/sub: a sharded channel must
  * hash to the slot of the keys the script touches, so it would be a channel per business key, and
@@ -38,7 +51,7 @@ import type { RedisFlightCoordinatorOptions } from './redis-flight-coordinator.o
  * TTL ends).
  */
 export class RedisFlightCoordinator
-  implements FlightCoordinator, FlightLeaseAdmin, ClaimRegistrySource
+  implements FlightCoordinator, FlightLeaseAdmin, FlightInspectionAdmin, ClaimRegistrySource
 {
   #claims: RedisClaimRegistry | undefined;
   private readonly client: Redis | Cluster;
@@ -48,19 +61,32 @@ export class RedisFlightCoordinator
   private readonly notices: NoticeHub;
   private readonly keyPrefix: string;
   private readonly channel: string;
+  private readonly nearCache: FlightNearCache | undefined;
   private closed = false;
   /** Of the given business keys, those whose lease is gone (see `NoticeHub`). */
   private readonly leasesGone: LeaseCheck = async (keys) => {
-    const exists = await Promise.all(
-      keys.map((key) => this.run(() => this.client.exists(flightKeys(this.keyPrefix, key).lease))),
+    // The tag only ('L' while leased): a cached payload is not worth reading.
+    const tags = await Promise.all(
+      keys.map((key) => this.run(() => this.client.getrange(flightKey(this.keyPrefix, key), 0, 0))),
     );
-    return keys.filter((_, index) => exists[index] === 0);
+    return keys.filter((_, index) => tags[index] !== 'L');
   };
 
   constructor(connection: RedisConnection, options: RedisFlightCoordinatorOptions = {}) {
     this.keyPrefix = keyPrefix(options.keyPrefix);
-    this.channel = `${this.keyPrefix}flight-notices`;
+    // Not the channel of the earlier layout (`flight-notices`), whose messages were bare keys.
+    this.channel = `${this.keyPrefix}flights`;
     const commandTimeout = positive('commandTimeout', options.commandTimeout ?? 1000);
+    if (options.nearCache !== false) {
+      const maxEntries = options.nearCache?.maxEntries ?? DEFAULT_NEAR_CACHE_ENTRIES;
+      if (!Number.isInteger(maxEntries) || maxEntries <= 0) {
+        throw new InvalidRedisOptionError(
+          'nearCache.maxEntries',
+          `expected a positive integer, got ${maxEntries}; pass nearCache: false to turn the near cache off.`,
+        );
+      }
+      this.nearCache = new FlightNearCache(maxEntries);
+    }
 
     const { client, owned, identity, backend } = coordinatorClient(connection);
     this.client = client;
@@ -78,62 +104,143 @@ export class RedisFlightCoordinator
   async acquire(key: string, owner: string, leaseTtlMs: number): Promise<AcquireOutcome> {
     // Subscribing here rather than in the first wait gives the subscription a head start on
     // the first follower.
-    if (!this.closed) void this.notices.listen(this.channel, this.leasesGone);
-    const keys = flightKeys(this.keyPrefix, key);
-    const reply = await this.run(() =>
-      this.scripts.acquire(
-        keys.lease,
-        keys.result,
-        keys.error,
-        keys.fence,
-        keys.waiters,
-        owner,
-        ms(leaseTtlMs),
-      ),
-    );
-    return toAcquireOutcome(reply);
+    if (!this.closed) void this.listen();
+    const near = this.nearCache?.get(key);
+    if (near) return { kind: near.kind, payload: near.payload };
+    const ticket = this.nearCache?.ticket(key);
+    let reply: unknown;
+    try {
+      reply = await this.run(() =>
+        this.scripts.acquire(flightKey(this.keyPrefix, key), owner, ms(leaseTtlMs)),
+      );
+    } catch (error) {
+      if (ticket) this.nearCache!.settle(ticket);
+      throw error;
+    }
+    const outcome = toAcquireOutcome(reply);
+    if (ticket) {
+      const stored = outcome.kind === 'cached' || outcome.kind === 'failed';
+      this.nearCache!.settle(ticket, stored ? outcome : undefined, remainingMs(reply));
+    }
+    return outcome;
   }
 
   async renew(key: string, owner: string, leaseTtlMs: number): Promise<boolean> {
-    const keys = flightKeys(this.keyPrefix, key);
     const reply = await this.run(() =>
-      this.scripts.renew(keys.lease, keys.fence, keys.waiters, owner, ms(leaseTtlMs)),
+      this.scripts.renew(flightKey(this.keyPrefix, key), owner, ms(leaseTtlMs)),
     );
     return reply === 1;
   }
 
   async complete(key: string, owner: string, outcome: FlightOutcome): Promise<boolean> {
-    const keys = flightKeys(this.keyPrefix, key);
-    const target = outcome.kind === 'result' ? keys.result : keys.error;
+    const ticket = this.nearCache?.ticket(key);
+    let reply: unknown;
+    try {
+      reply = await this.run(() =>
+        this.scripts.complete(
+          flightKey(this.keyPrefix, key),
+          owner,
+          `${outcome.kind === 'result' ? 'R' : 'E'}${outcome.payload}`,
+          ms(outcome.ttlMs),
+          this.channel,
+          noticeMessage('released', key),
+        ),
+      );
+    } catch (error) {
+      if (ticket) this.nearCache!.settle(ticket);
+      throw error;
+    }
+    if (ticket) {
+      const stored: NearCachedOutcome = {
+        kind: outcome.kind === 'result' ? 'cached' : 'failed',
+        payload: outcome.payload,
+      };
+      // Redis applies (at least) ttlMs from when the script runs, after the ticket's sentAt.
+      this.nearCache!.settle(ticket, reply === 1 ? stored : undefined, outcome.ttlMs);
+    }
+    return reply === 1;
+  }
+
+  async release(key: string, owner: string): Promise<boolean> {
     const reply = await this.run(() =>
-      this.scripts.complete(
-        keys.lease,
-        target,
-        keys.waiters,
+      this.scripts.release(
+        flightKey(this.keyPrefix, key),
         owner,
-        outcome.payload,
-        ms(outcome.ttlMs),
         this.channel,
-        key,
+        noticeMessage('released', key),
       ),
     );
     return reply === 1;
   }
 
-  async release(key: string, owner: string): Promise<boolean> {
-    const keys = flightKeys(this.keyPrefix, key);
+  async forceReleaseLease(key: string): Promise<boolean> {
     const reply = await this.run(() =>
-      this.scripts.release(keys.lease, keys.waiters, owner, this.channel, key),
+      this.scripts.forceRelease(
+        flightKey(this.keyPrefix, key),
+        this.channel,
+        noticeMessage('released', key),
+      ),
     );
     return reply === 1;
   }
 
-  async forceReleaseLease(key: string): Promise<boolean> {
-    const keys = flightKeys(this.keyPrefix, key);
+  /** The state of business key `key` (never the cached value itself). */
+  async inspectFlight(key: string): Promise<FlightInspection> {
+    const reply = await this.run(() => this.scripts.inspect(flightKey(this.keyPrefix, key)));
+    return toFlightInspection(reply);
+  }
+
+  /**
+   * Business keys whose flight state starts with `operation` (`ns:op:ver`, or `ns:op` for all
+   * versions), each with its state: a SCAN `MATCH` of every master of a cluster (never KEYS), in
+   * no particular order. A key may be reported twice (SCAN's guarantee) and one created or
+   * expiring during the scan may be missing; one gone by the time it is inspected is skipped.
+   */
+  async *listFlights(
+    operation: string,
+    options: { readonly batchSize?: number } = {},
+  ): AsyncIterable<FlightEntry> {
+    const batchSize = positive('batchSize', options.batchSize ?? 100);
+    const pattern = flightKeyPattern(this.keyPrefix, operation);
+    const nodes = this.client.isCluster
+      ? (this.client as Cluster).nodes('master')
+      : [this.client as Redis];
+    for (const node of nodes) {
+      let cursor = '0';
+      do {
+        const [next, found] = await this.run(() =>
+          node.scan(cursor, 'MATCH', pattern, 'COUNT', batchSize),
+        );
+        cursor = next;
+        const keys = found.flatMap((found) => businessKeyOf(this.keyPrefix, found) ?? []);
+        const inspections = await Promise.all(keys.map((key) => this.inspectFlight(key)));
+        for (const [index, inspection] of inspections.entries()) {
+          if (inspection.kind !== 'absent') yield { key: keys[index]!, inspection };
+        }
+      } while (cursor !== '0');
+    }
+  }
+
+  /**
+   * Deletes the cached result or error of `key` (never a running lease) and tells every process
+   * to drop its near-cached copy: the next call runs the work again. Resolves `false` when no
+   * outcome was cached (a notice is then not sent).
+   */
+  async evictResult(key: string): Promise<boolean> {
+    this.nearCache?.drop(key);
     const reply = await this.run(() =>
-      this.scripts.forceRelease(keys.lease, keys.waiters, this.channel, key),
+      this.scripts.evict(
+        flightKey(this.keyPrefix, key),
+        this.channel,
+        noticeMessage('evicted', key),
+      ),
     );
     return reply === 1;
+  }
+
+  /** Outcomes held by the near cache (expired ones until they are read or pushed out); 0 without one. */
+  get nearCacheSize(): number {
+    return this.nearCache?.size ?? 0;
   }
 
   /**
@@ -145,7 +252,7 @@ export class RedisFlightCoordinator
   async connect(): Promise<void> {
     if (this.closed) throw this.availability.unavailable(new Error('this coordinator is closed'));
     await this.availability.ready();
-    await this.availability.within(this.notices.listen(this.channel, this.leasesGone));
+    await this.availability.within(this.listen());
   }
 
   /**
@@ -159,18 +266,22 @@ export class RedisFlightCoordinator
 
   waitForNotice(key: string, timeoutMs: number, signal?: AbortSignal): Promise<void> {
     if (this.closed) return Promise.resolve();
-    void this.notices.listen(this.channel, this.leasesGone);
+    void this.listen();
     return this.notices.wait(this.channel, key, timeoutMs, signal);
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.notices.forget(this.channel, this.leasesGone);
+    this.notices.forget(this.channel, this.leasesGone, this.nearCache);
     this.notices.release();
     if (!this.ownsClient) return;
     if (this.client.status === 'ready') await this.client.quit().catch(() => undefined);
     this.client.disconnect();
+  }
+
+  private listen(): Promise<void> {
+    return this.notices.listen(this.channel, this.leasesGone, this.nearCache);
   }
 
   private run<T>(command: () => Promise<T>): Promise<T> {
@@ -179,6 +290,12 @@ export class RedisFlightCoordinator
     }
     return this.availability.run(command);
   }
+}
+
+/** The remaining time a cached/failed acquire reply reports (PTTL; -1 means no expiry: not kept). */
+function remainingMs(reply: unknown): number | undefined {
+  const pttl = Array.isArray(reply) ? Number(reply[2]) : NaN;
+  return pttl > 0 ? pttl : undefined;
 }
 
 function toAcquireOutcome(reply: unknown): AcquireOutcome {

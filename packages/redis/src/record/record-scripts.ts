@@ -1,28 +1,21 @@
 /** The idempotency record scripts (`lua/record-*.lua`): each call is one atomic round trip. */
 import { luaScriptSet } from '../scripts/lua-scripts.js';
 
-/** The begin script's reply: bulk strings as Buffers (binary bodies), integers as numbers. */
+/** A begin or previous script's reply: bulk strings as Buffers (binary bodies), integers as numbers. */
 export type BeginReply = [Buffer, ...(Buffer | number)[]];
 
 /** The record scripts the store runs, bound to one client. */
 export interface RecordScripts {
   /**
-   * `numberOfKeys` record keys follow: the record to claim, then the same request's records
-   * under previous versions; then identity, digest, owner token, lease TTL, retention, the
+   * `numberOfKeys` record keys follow (per identity its key, then with legacy '1' its key of the
+   * previous layout: the record to claim first, then the same request's under previous
+   * versions); then the record tail, lease TTL, retention, legacy ('1' or '0'), digest, the
    * claiming service ('' for none) and `shared` ('1' or '0').
    */
   begin(numberOfKeys: number, ...keysThenArguments: (string | number)[]): Promise<BeginReply>;
-  /** What a previous version's record answers, or `absent`. */
-  previous(recordKey: string, digest: string, service: string, shared: string): Promise<BeginReply>;
-  complete(
-    recordKey: string,
-    ownerToken: string,
-    fence: string,
-    status: string,
-    headers: string,
-    bodyKind: string,
-    body: Buffer,
-  ): Promise<number>;
+  /** What a previous version's record (and with two keys, its previous layout's) answers. */
+  previous(numberOfKeys: number, ...keysThenArguments: string[]): Promise<BeginReply>;
+  complete(recordKey: string, ownerToken: string, fence: string, response: Buffer): Promise<number>;
   release(recordKey: string, ownerToken: string, fence: string): Promise<number>;
   renew(recordKey: string, ownerToken: string, fence: string, leaseTtlMs: number): Promise<number>;
 }
@@ -31,7 +24,7 @@ export interface RecordScripts {
 export const defineRecordScripts = luaScriptSet<RecordScripts>({
   // Buffer replies, so a replayed binary body arrives untouched.
   begin: { file: 'record-begin-n.lua', replies: 'buffers' },
-  previous: { file: 'record-previous-1.lua', replies: 'buffers' },
+  previous: { file: 'record-previous-n.lua', replies: 'buffers' },
   complete: 'record-complete-1.lua',
   release: 'record-release-1.lua',
   renew: 'record-renew-1.lua',

@@ -1,10 +1,36 @@
 /** Options of `RedisIdempotencyRecordStore`. */
 export interface RedisIdempotencyRecordStoreOptions {
   /**
-   * Prepended to every key, before the hash tag: a record lives at
-   * `<keyPrefix>{<keyHash>}:record`. Default `oncely:`, the flight coordinator's default too (their
-   * keys never collide). Must not contain braces (they would become the cluster hash tag). Give
-   * each environment or service sharing one Redis its own prefix when identities could coincide.
+   * Prepended to every key: a record lives at
+   * `<keyPrefix><namespace>:<operation>:<version>:{<keyHash>}:record` (see `recordKey`). Default
+   * `oncely:`, the flight coordinator's default too (their keys never collide). Must not contain
+   * braces (they would become the cluster hash tag). Give each environment or service sharing
+   * one Redis its own prefix when identities could coincide.
    */
   readonly keyPrefix?: string;
+  /**
+   * Records of the previous layout (one hash at `<keyPrefix>{<keyHash>}:record`, written by
+   * processes not yet upgraded): `'read'` (default) looks for one on every claim, in the same
+   * script (same slot), so a retry of a request an old process completed replays instead of
+   * running again; it costs one more Redis command per miss. Once every process runs this
+   * version and the longest retention has passed since, no record of the old layout is left:
+   * set `'ignore'` to save that command. See docs/migration.md.
+   */
+  readonly legacyRecords?: 'read' | 'ignore';
+  /**
+   * Completed records this process has seen (completed itself or replayed from Redis) answer
+   * later replays of the same identity, digest and an accepted owner from memory, with no round
+   * trip, never after the record's key expires, and never after an operator deleted it: the
+   * store subscribes to the record notices the admin (`RedisIdempotencyRecordAdmin`) publishes,
+   * on one connection of its own, and serves nothing while that subscription is not confirmed
+   * (everything is flushed whenever it drops or is made again, since notices can be lost).
+   * Least recently used entries go beyond `maxEntries` (default 10 000). `false` turns it off:
+   * every replay reads Redis, and the store opens no subscriber connection.
+   */
+  readonly nearCache?:
+    | {
+        /** Most completed records held (default 10 000). */
+        readonly maxEntries?: number;
+      }
+    | false;
 }

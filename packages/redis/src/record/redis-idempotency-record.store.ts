@@ -9,19 +9,38 @@ import {
   type RecordLease,
   type StoredResponse,
 } from '@oncely/core';
-import { decodeStoredResponse, encodeStoredResponse, recordKeyHash } from '@oncely/core/adapter';
+import { encodeStoredResponse, recordKeyHash } from '@oncely/core/adapter';
 import { RedisClaimRegistry } from '../claims/redis-claim.registry.js';
 import { InvalidRedisOptionError } from '../connection/invalid-redis-option.error.js';
-import { createClient, isClient } from '../connection/redis-clients.js';
+import { keyPrefix } from '../connection/key-prefix.js';
+import { createClient, duplicateForNotices, isClient } from '../connection/redis-clients.js';
 import type { RedisConnection } from '../connection/redis-connection.js';
-import { recordKeys, type RecordKey } from './record-key.js';
+import { recordKeys, type RecordKeys } from './record-key.js';
+import { RecordNearCache, recordNoticesChannel } from './record-near-cache.js';
+import { answerOf, responseOf } from './record-outcome.js';
 import { defineRecordScripts, type BeginReply, type RecordScripts } from './record-scripts.js';
+import { recordTail, responsePart } from './record-value.js';
 import type { RedisIdempotencyRecordStoreOptions } from './redis-idempotency-record-store.options.js';
 
+/** What `complete` needs to near-cache the record it completes, kept per lease. */
+interface Claim {
+  readonly digest: string;
+  readonly service: string;
+  readonly retentionMs: number;
+}
+
+const defaultNearCacheEntries = 10_000;
+
+/** Where a begin reply names the KEYS index of the record that answered. */
+const keyIndexAt: Readonly<Record<string, number>> = { record: 3, replay: 5, foreign_owner: 2 };
+
 /**
- * Durable idempotency records in Redis, for services without SQL and as the fast option: one hash
- * per identity at `<keyPrefix>{<keyHash>}:record`, changed only by Lua scripts (`lua/record-*`),
- * each call one atomic round trip; a replay comes back with `begin` itself.
+ * Durable idempotency records in Redis, for services without SQL and as the fast option: one
+ * string per identity at `<keyPrefix><namespace>:<operation>:<version>:{<keyHash>}:record` (see
+ * `recordKey`), changed only by Lua scripts (`lua/record-*`), each call one atomic round trip. A
+ * miss costs Redis four commands (TIME and `SET … NX GET` to claim, GET and SET to complete; one
+ * more while `legacyRecords` is `'read'`), a replay two, and a replay of a record this process
+ * has seen none (`nearCache`).
  *
  * Lifecycle: an in-progress record's key lives for its lease plus the retention; once its lease
  * has expired `begin` treats it as absent (taken over with the next fence, whatever the digest),
@@ -39,11 +58,15 @@ import type { RedisIdempotencyRecordStoreOptions } from './redis-idempotency-rec
  */
 export class RedisIdempotencyRecordStore implements IdempotencyRecordStore, ClaimRegistrySource {
   #claims: RedisClaimRegistry | undefined;
-  private readonly keyPrefix: string | undefined;
+  private readonly keyPrefix: string;
   private readonly client: Redis | Cluster;
   private readonly ownsClient: boolean;
   private readonly scripts: RecordScripts;
-  private readonly recordKeyOf: RecordKey;
+  private readonly keys: RecordKeys;
+  private readonly legacy: boolean;
+  private readonly nearCache: RecordNearCache | undefined;
+  private readonly claims = new WeakMap<RecordLease, Claim>();
+  private readonly closeNearCache: () => void;
   /** `begin` is one round trip to Redis: no guard flight goes in front of it. */
   readonly answersAtCacheSpeed = true;
 
@@ -51,47 +74,78 @@ export class RedisIdempotencyRecordStore implements IdempotencyRecordStore, Clai
    * @param connection the same shapes `RedisFlightCoordinator` takes: an ioredis `Redis` or
    *   `Cluster` (stays yours: `close` leaves it open, and one client may serve both), or a
    *   `redis://` URL or options for a client (`RedisOptions`) or cluster
-   *   (`{ clusterNodes, clusterOptions }`) the store creates and `close` quits.
+   *   (`{ clusterNodes, clusterOptions }`) the store creates and `close` quits. With the near
+   *   cache on, the store also opens a subscriber connection like it, closed by `close` or when
+   *   the client ends.
    */
   constructor(connection: RedisConnection, options: RedisIdempotencyRecordStoreOptions = {}) {
-    this.recordKeyOf = recordKeys(options.keyPrefix);
-    this.keyPrefix = options.keyPrefix;
+    this.keys = recordKeys(options.keyPrefix);
+    this.keyPrefix = keyPrefix(options.keyPrefix);
+    this.legacy = (options.legacyRecords ?? 'read') === 'read';
+    if (
+      options.legacyRecords !== undefined &&
+      !['read', 'ignore'].includes(options.legacyRecords)
+    ) {
+      throw new InvalidRedisOptionError(
+        'legacyRecords',
+        `expected 'read' or 'ignore', got ${JSON.stringify(options.legacyRecords)}.`,
+      );
+    }
+    const maxEntries = nearCacheEntries(options.nearCache);
     this.ownsClient = !isClient(connection);
-    this.client = isClient(connection) ? connection : createClient(connection);
-    this.scripts = defineRecordScripts(this.client);
+    const client = (this.client = isClient(connection) ? connection : createClient(connection));
+    this.scripts = defineRecordScripts(client);
+    if (maxEntries === undefined) {
+      this.nearCache = undefined;
+      this.closeNearCache = () => undefined;
+      return;
+    }
+    const nearCache = (this.nearCache = new RecordNearCache(
+      maxEntries,
+      recordNoticesChannel(this.keyPrefix),
+      () => duplicateForNotices(client),
+    ));
+    // A client that ends ends the store: its subscriber must not keep the process alive.
+    const closeNearCache = (this.closeNearCache = () => {
+      client.off('end', closeNearCache);
+      nearCache.close();
+    });
+    client.once('end', closeNearCache);
   }
 
   async begin(identity: string, digest: string, options: BeginOptions): Promise<BeginOutcome> {
+    const near = this.nearCache?.answer(identity, digest, options);
+    if (near !== undefined) return { kind: 'replay', response: responseOf(near) };
     const leaseTtlMs = wholeMs('leaseTtlMs', options.leaseTtlMs);
     const retentionMs = wholeMs('retentionMs', options.retentionMs);
     const keyHash = recordKeyHash(identity);
     const ownerToken = randomUUID();
-    const previous = (options.previousIdentities ?? []).map((previousIdentity) => ({
-      identity: previousIdentity,
-      key: this.recordKey(recordKeyHash(previousIdentity)),
-    }));
+    const previous = options.previousIdentities ?? [];
     // On a Cluster the previous records live in other slots than this one: no script may touch
     // them together, so they are read after the claim (`claimedThenChecked`).
     const atOnce = this.client.isCluster ? [] : previous;
-    const keys = [this.recordKey(keyHash), ...atOnce.map(({ key }) => key)];
+    const keys = [identity, ...atOnce].flatMap((id) => this.keysOf(id));
+    const owners = ownersOf(options);
+    const mark = this.nearCache?.mark() ?? 0;
     // Taken before the call: the lease began no earlier, so whatever the offset between this
     // clock and Redis', the holder's `leaseExpiresAt` is never later than the real expiry.
     const sentAt = Date.now();
-    const owners = ownersOf(options);
     const reply = await this.scripts.begin(
       keys.length,
       ...keys,
-      identity,
-      digest,
-      ownerToken,
+      recordTail(retentionMs, digest, owners[0], identity, ownerToken),
       leaseTtlMs,
       retentionMs,
+      this.legacy ? '1' : '0',
+      digest,
       ...owners,
     );
     const kind = reply[0].toString('latin1');
     if (kind !== 'acquired') {
-      const keyIndex = (reply[kind === 'foreign_owner' ? 2 : 5] as number | undefined) ?? 1;
-      return outcomeOf(reply, atOnce[keyIndex - 2]?.identity);
+      const at = keyIndexAt[kind];
+      const keyIndex = at === undefined ? 1 : (reply[at] as number);
+      const answeredBy = atOnce[Math.floor((keyIndex - 1) / (this.legacy ? 2 : 1)) - 1];
+      return this.answered(reply, answeredBy, options, digest, sentAt, mark);
     }
     const lease: RecordLease = {
       identity,
@@ -100,6 +154,7 @@ export class RedisIdempotencyRecordStore implements IdempotencyRecordStore, Clai
       fence: reply[1] as number,
       leaseExpiresAt: new Date(sentAt + leaseTtlMs),
     };
+    this.claims.set(lease, { digest, service: owners[0], retentionMs });
     if (atOnce.length === previous.length) return { kind: 'acquired', lease };
     return this.claimedThenChecked(lease, digest, owners, previous);
   }
@@ -114,14 +169,15 @@ export class RedisIdempotencyRecordStore implements IdempotencyRecordStore, Clai
     lease: RecordLease,
     digest: string,
     owners: readonly [string, string],
-    previous: readonly { identity: string; key: string }[],
+    previous: readonly string[],
   ): Promise<BeginOutcome> {
     try {
-      for (const record of previous) {
-        const reply = await this.scripts.previous(record.key, digest, ...owners);
+      for (const identity of previous) {
+        const keys = this.keysOf(identity);
+        const reply = await this.scripts.previous(keys.length, ...keys, digest, ...owners);
         if (reply[0].toString('latin1') === 'absent') continue;
         await this.release(lease);
-        return outcomeOf(reply, record.identity);
+        return answerOf(reply, identity, optionsOf(owners), digest).outcome;
       }
     } catch (error) {
       await this.release(lease).catch(() => undefined);
@@ -130,25 +186,65 @@ export class RedisIdempotencyRecordStore implements IdempotencyRecordStore, Clai
     return { kind: 'acquired', lease };
   }
 
+  /** A begin's answer; a completed record of the current layout joins the near cache. */
+  private answered(
+    reply: BeginReply,
+    previousIdentity: string | undefined,
+    options: BeginOptions,
+    digest: string,
+    sentAt: number,
+    mark: number,
+  ): BeginOutcome {
+    const { outcome, completed, nowMs } = answerOf(reply, previousIdentity, options, digest);
+    if (completed !== undefined && nowMs !== undefined) {
+      // The key lives at least until the retention after its holder's begin: completion came
+      // later, and the script read Redis' clock after this one's `sentAt`.
+      const remainingMs = completed.createdAt + completed.retentionMs - nowMs;
+      this.nearCache?.remember(
+        completed.identity,
+        {
+          digest: completed.digest,
+          service: completed.service,
+          response: completed.response!,
+          expiresAt: sentAt + remainingMs,
+        },
+        mark,
+      );
+    }
+    return outcome;
+  }
+
   async complete(lease: RecordLease, response: StoredResponse): Promise<void> {
     const encoded = encodeStoredResponse(response);
+    const mark = this.nearCache?.mark() ?? 0;
+    const sentAt = Date.now();
     const completed = await this.scripts.complete(
-      this.recordKey(lease.keyHash),
+      this.recordKey(lease.identity),
       lease.ownerToken,
       String(lease.fence),
-      String(encoded.status),
-      encoded.headers,
-      encoded.bodyKind,
-      encoded.body === null ? noBytes : asBuffer(encoded.body),
+      responsePart(encoded),
     );
     if (completed !== 1) {
       throw new LeaseLostError(lease.identity, lease.fence);
     }
+    const claim = this.claims.get(lease);
+    if (claim === undefined || this.nearCache === undefined) return;
+    this.nearCache.remember(
+      lease.identity,
+      {
+        digest: claim.digest,
+        service: claim.service,
+        // Copied: the caller's bytes may change after this call.
+        response: encoded.body === null ? encoded : { ...encoded, body: encoded.body.slice() },
+        expiresAt: sentAt + claim.retentionMs,
+      },
+      mark,
+    );
   }
 
   async release(lease: RecordLease): Promise<void> {
     await this.scripts.release(
-      this.recordKey(lease.keyHash),
+      this.recordKey(lease.identity),
       lease.ownerToken,
       String(lease.fence),
     );
@@ -156,7 +252,7 @@ export class RedisIdempotencyRecordStore implements IdempotencyRecordStore, Clai
 
   async renew(lease: RecordLease, leaseTtlMs: number): Promise<boolean> {
     const renewed = await this.scripts.renew(
-      this.recordKey(lease.keyHash),
+      this.recordKey(lease.identity),
       lease.ownerToken,
       String(lease.fence),
       wholeMs('leaseTtlMs', leaseTtlMs),
@@ -168,7 +264,7 @@ export class RedisIdempotencyRecordStore implements IdempotencyRecordStore, Clai
    * Always 0: every record key carries its own TTL (lease + retention while in progress, the
    * retention once completed), so Redis deletes expired records by itself (on access and in its
    * background expiry cycle) and `begin` never sees one. Keeping an index only to purge it would
-   * cost a write per call and buy nothing.
+   * cost a write per call and buy nothing. Near-cached records expire by the same TTL.
    */
   async purgeExpired(_batchSize: number): Promise<number> {
     return 0;
@@ -179,29 +275,46 @@ export class RedisIdempotencyRecordStore implements IdempotencyRecordStore, Clai
    * (`RedisClaimRegistry`), on this store's client.
    */
   claimRegistry(): RedisClaimRegistry {
-    this.#claims ??= new RedisClaimRegistry(this.client, {
-      ...(this.keyPrefix !== undefined && { keyPrefix: this.keyPrefix }),
-    });
+    this.#claims ??= new RedisClaimRegistry(this.client, { keyPrefix: this.keyPrefix });
     return this.#claims;
   }
 
-  /** Quits the client if the store created it; a client passed in is left open. */
+  /**
+   * Closes the near cache's subscriber, and quits the client if the store created it; a client
+   * passed in is left open.
+   */
   async close(): Promise<void> {
+    this.closeNearCache();
     if (!this.ownsClient) return;
     if (this.client.status === 'ready') await this.client.quit().catch(() => undefined);
     this.client.disconnect();
   }
 
-  /** The Redis key of the record for `keyHash` (exposed for operators and tests). */
-  recordKey(keyHash: string): string {
-    return this.recordKeyOf(keyHash);
+  /** The Redis key of `identity`'s record (exposed for operators and tests); see `recordKey`. */
+  recordKey(identity: string): string {
+    return this.keys.of(identity);
   }
-}
 
-const noBytes = Buffer.alloc(0);
+  /**
+   * The near cache's state: entries held, and whether they are served (its notice subscription
+   * is confirmed); `undefined` when `nearCache` is off.
+   */
+  nearCacheStats():
+    | {
+        /** Records held now. */
+        readonly entries: number;
+        /** Whether the record notices subscription is confirmed, so copies can be served. */
+        readonly listening: boolean;
+      }
+    | undefined {
+    return this.nearCache?.stats();
+  }
 
-function asBuffer(bytes: Uint8Array): Buffer {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  /** The keys a begin reads for `identity`: its record, then its previous layout's. */
+  private keysOf(identity: string): string[] {
+    const key = this.keys.of(identity);
+    return this.legacy ? [key, this.keys.legacyOf(recordKeyHash(identity))] : [key];
+  }
 }
 
 /** The begin scripts' service and shared arguments: '' compares no owners. */
@@ -209,38 +322,27 @@ function ownersOf(options: BeginOptions): [string, string] {
   return [options.owner ?? '', options.shared === true ? '1' : '0'];
 }
 
-/** A begin reply other than `acquired` as an outcome; a replay names a previous record's identity. */
-function outcomeOf(reply: BeginReply, previousIdentity: string | undefined): BeginOutcome {
-  const kind = reply[0].toString('latin1');
-  switch (kind) {
-    case 'replay': {
-      const response = decodeReplay(reply);
-      return previousIdentity === undefined
-        ? { kind, response }
-        : { kind, response, previousIdentity };
-    }
-    case 'mismatch':
-      return { kind };
-    case 'foreign_owner': {
-      const owner = (reply[1] as Buffer).toString('utf8');
-      return previousIdentity === undefined ? { kind, owner } : { kind, owner, previousIdentity };
-    }
-    case 'in_progress':
-      return { kind, retryAfterMs: reply[1] as number };
-    default:
-      throw new Error(`Unexpected reply "${kind}" from the record begin script.`);
-  }
+/** The owner options back from the scripts' arguments. */
+function optionsOf([owner, shared]: readonly [string, string]): Pick<
+  BeginOptions,
+  'owner' | 'shared'
+> {
+  return { owner: owner === '' ? undefined : owner, shared: shared === '1' };
 }
 
-function decodeReplay(reply: BeginReply): StoredResponse {
-  const [, status, headers, bodyKind, body] = reply as Buffer[];
-  return decodeStoredResponse({
-    status: Number(status!.toString('latin1')),
-    headers: headers!.toString('utf8'),
-    bodyKind: bodyKind!.toString('latin1') as StoredResponse['body']['kind'],
-    // A copy: the reply may be a view into the parser's shared pool or a larger socket chunk.
-    body: new Uint8Array(body!),
-  });
+/** The near cache's bound, or `undefined` when it is off. */
+function nearCacheEntries(
+  option: RedisIdempotencyRecordStoreOptions['nearCache'],
+): number | undefined {
+  if (option === false) return undefined;
+  const maxEntries = option?.maxEntries ?? defaultNearCacheEntries;
+  if (!Number.isInteger(maxEntries) || maxEntries < 1) {
+    throw new InvalidRedisOptionError(
+      'nearCache.maxEntries',
+      `expected a positive whole number, got ${maxEntries}; pass nearCache: false to turn the near cache off.`,
+    );
+  }
+  return maxEntries;
 }
 
 /**

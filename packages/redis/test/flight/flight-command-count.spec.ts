@@ -28,12 +28,15 @@ type Calls = Record<string, number>;
  * client command of any kind would show up as a difference.
  */
 const inside = {
-  acquireCached: { get: 1 },
-  acquireLeaderOnNewKey: { get: 2, set: 2, incr: 1, time: 1 },
-  // The busy answer names the lease's holder (whose service it is): one GET more, no round trip.
-  acquireBusy: { get: 3, set: 2, pttl: 1 },
-  completeResult: { get: 1, set: 1, del: 2 },
-  completeResultToWaiters: { get: 1, set: 1, del: 2, publish: 1 },
+  // SET NX GET finds the outcome; PTTL tells the near cache how long it may keep it.
+  acquireCached: { set: 1, pttl: 1 },
+  // SET NX GET takes the lease; TIME is the fence.
+  acquireLeader: { set: 1, time: 1 },
+  // The first follower marks the lease as waited for (SET KEEPTTL), so completion publishes.
+  acquireBusy: { set: 2, pttl: 1 },
+  // GET checks the owner, SET overwrites the lease with the result.
+  completeResult: { get: 1, set: 1 },
+  completeResultToWaiters: { get: 1, set: 1, publish: 1 },
 } satisfies Record<string, Calls>;
 
 function sum(...parts: Calls[]): Calls {
@@ -48,7 +51,10 @@ function sum(...parts: Calls[]): Calls {
 describe('Redis commands per flight', () => {
   let server: RedisServer;
   let admin: Redis;
+  /** Every acquire goes to Redis: the counts of the Redis paths. */
   let coordinator: RedisFlightCoordinator;
+  /** With its near cache, as by default. */
+  let nearCached: RedisFlightCoordinator;
 
   async function commandstats(): Promise<Calls> {
     const info = await admin.info('commandstats');
@@ -84,16 +90,23 @@ describe('Redis commands per flight', () => {
     admin = new Redis({ host: server.host, port: server.port });
     coordinator = new RedisFlightCoordinator(
       { host: server.host, port: server.port },
+      { commandTimeout: 10_000, nearCache: false },
+    );
+    nearCached = new RedisFlightCoordinator(
+      { host: server.host, port: server.port },
       { commandTimeout: 10_000 },
     );
     await coordinator.connect();
+    await nearCached.connect();
     // The first use of each script on a connection is an EVAL carrying its source (still one
     // round trip); afterwards it is EVALSHA. Warm both scripts of the leader path up.
     await new SingleFlight(coordinator).run(randomUUID(), async () => 'warm-up');
+    await new SingleFlight(nearCached).run(randomUUID(), async () => 'warm-up');
   });
 
   afterAll(async () => {
     await coordinator.close();
+    await nearCached.close();
     await admin.quit();
     await stopAllRedisServers();
   });
@@ -115,9 +128,7 @@ describe('Redis commands per flight', () => {
 
     expect(leader.value).toEqual({ value: { total: 42 }, source: 'executed' });
     expect(leader.roundTrips).toBe(2);
-    expect(leader.delta).toEqual(
-      sum({ evalsha: 2 }, inside.acquireLeaderOnNewKey, inside.completeResult),
-    );
+    expect(leader.delta).toEqual(sum({ evalsha: 2 }, inside.acquireLeader, inside.completeResult));
     expect(hit.value).toEqual({ value: { total: 42 }, source: 'cached' });
     expect(hit.roundTrips).toBe(1);
     expect(hit.delta).toEqual(sum({ evalsha: 1 }, inside.acquireCached));
@@ -153,7 +164,7 @@ describe('Redis commands per flight', () => {
     expect(both.delta).toEqual(
       sum(
         { evalsha: 4 },
-        inside.acquireLeaderOnNewKey,
+        inside.acquireLeader,
         inside.completeResultToWaiters,
         inside.acquireBusy,
         inside.acquireCached,
@@ -198,12 +209,14 @@ describe('Redis round trips per idempotent call on the Redis record store', () =
     await stopAllRedisServers();
   });
 
+  // A replay this process has seen costs no round trip: the guard flight's near cache serves it
+  // where the guard runs, the record store's near cache of completed records otherwise.
   it.each([
-    ['reject', 2],
-    ['wait', 4],
+    ['reject', 2, 0],
+    ['wait', 4, 0],
   ] as const)(
-    "onBusy '%s': a first call costs %i round trips (the guard flight only where it pays), a replay 1",
-    async (onBusy, first) => {
+    "onBusy '%s': a first call costs %i round trips (the guard flight only where it pays), a replay %i",
+    async (onBusy, first, replay) => {
       const executor = new ProtectedCallExecutor(createProtectionEngines({ coordinator, store }));
       const route = defineProtectedRoute(
         'Orders.create',
@@ -224,7 +237,71 @@ describe('Redis round trips per idempotent call on the Redis record store', () =
       await call(`warm-${onBusy}`);
       await call(`warm-${onBusy}`);
       expect(await roundTripsOf(() => call(`k-${onBusy}`))).toBe(first);
-      expect(await roundTripsOf(() => call(`k-${onBusy}`))).toBe(1);
+      expect(await roundTripsOf(() => call(`k-${onBusy}`))).toBe(replay);
     },
   );
+});
+
+/** The near cache: hits of outcomes this process has seen cost no command at all. */
+describe('Redis commands per near-cached hit', () => {
+  let server: RedisServer;
+  let admin: Redis;
+  let leaderSide: RedisFlightCoordinator;
+  let reader: RedisFlightCoordinator;
+  let readerClient: Redis;
+
+  async function commandsOf(action: () => Promise<unknown>): Promise<number> {
+    const total = async () => {
+      const info = await admin.info('commandstats');
+      let calls = 0;
+      for (const [, name, count] of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
+        if (name !== 'info') calls += Number(count);
+      }
+      return calls;
+    };
+    const before = await total();
+    await action();
+    return (await total()) - before;
+  }
+
+  beforeAll(async () => {
+    await requireService('redis');
+    server = await startRedisServer();
+    admin = new Redis({ host: server.host, port: server.port });
+    // Two clients: two "processes" with a near cache each.
+    leaderSide = new RedisFlightCoordinator({ host: server.host, port: server.port });
+    readerClient = new Redis({ host: server.host, port: server.port });
+    reader = new RedisFlightCoordinator(readerClient);
+    await leaderSide.connect();
+    await reader.connect();
+    await new SingleFlight(leaderSide).run(randomUUID(), async () => 'warm-up');
+    await new SingleFlight(reader).run(randomUUID(), async () => 'warm-up');
+  });
+
+  afterAll(async () => {
+    await leaderSide.close();
+    await reader.close();
+    await readerClient.quit();
+    await admin.quit();
+    await stopAllRedisServers();
+  });
+
+  it('serves the leader its own result, and another process the result it read once, from memory', async () => {
+    const key = randomUUID();
+    const work = async () => ({ total: 42 });
+    await new SingleFlight(leaderSide).run(key, work);
+
+    const ownHit = await commandsOf(() => new SingleFlight(leaderSide).run(key, work));
+    const firstRead = await commandsOf(() => new SingleFlight(reader).run(key, work));
+    const secondRead = await commandsOf(() => new SingleFlight(reader).run(key, work));
+
+    expect(ownHit).toBe(0);
+    // EVALSHA, SET NX GET, PTTL.
+    expect(firstRead).toBe(3);
+    expect(secondRead).toBe(0);
+    await expect(new SingleFlight(reader).run(key, work)).resolves.toEqual({
+      value: { total: 42 },
+      source: 'cached',
+    });
+  });
 });

@@ -11,7 +11,7 @@ import {
   type RedisCluster,
 } from '@oncely/testing-kit';
 import { Cluster } from 'ioredis';
-import { flightKeys } from '../../src/flight/flight-keys.js';
+import { flightKey } from '../../src/flight/flight-keys.js';
 import { startFlightWorker } from './support/flight-workers.js';
 import { sleep, uniquePrefix } from '../support/redis-test-keys.js';
 
@@ -36,10 +36,9 @@ describe('RedisFlightCoordinator on a 3-master Redis Cluster', () => {
 
   it('keeps every key of a flight in one slot, braces in the business key included', async () => {
     const businessKey = `order}{${randomUUID()}`;
-    const slots = await Promise.all(
-      Object.values(flightKeys(prefix, businessKey)).map((key) => client.cluster('KEYSLOT', key)),
-    );
-    expect(new Set(slots).size).toBe(1);
+    // One key per business key, whose hash tag is the whole (escaped) business key.
+    const slot = await client.cluster('KEYSLOT', flightKey(prefix, businessKey));
+    expect(slot).toBe(await client.cluster('KEYSLOT', flightKey('elsewhere:', businessKey)));
 
     const coordinator = new RedisFlightCoordinator(client, {
       keyPrefix: prefix,
@@ -59,9 +58,7 @@ describe('RedisFlightCoordinator on a 3-master Redis Cluster', () => {
 
   it('spreads the flights of different business keys over the masters', async () => {
     const slots = await Promise.all(
-      Array.from({ length: 30 }, () =>
-        client.cluster('KEYSLOT', flightKeys(prefix, randomUUID()).lease),
-      ),
+      Array.from({ length: 30 }, () => client.cluster('KEYSLOT', flightKey(prefix, randomUUID()))),
     );
     const masters = new Set(slots.map((slot) => Math.floor(slot / (16_384 / 3))));
     expect(masters.size).toBe(3);
@@ -92,6 +89,36 @@ describe('RedisFlightCoordinator on a 3-master Redis Cluster', () => {
     const done = outcomes.filter((o) => o.type === 'done');
     expect(done.map((o) => o.source).sort()).toEqual(['executed', 'shared', 'shared']);
     done.forEach((o) => expect(o.value).toEqual(done[0]!.value));
+  });
+
+  it('lists the flights of an operation on every master, inspects and evicts them', async () => {
+    const coordinator = new RedisFlightCoordinator(client, {
+      keyPrefix: prefix,
+      commandTimeout: 10_000,
+    });
+    const operation = `listed:${randomUUID().slice(0, 8)}`;
+    const keys = Array.from({ length: 30 }, (_, i) => `${operation}:v1:t:${i}`);
+    for (const key of keys) {
+      await coordinator.acquire(key, 'o', 60_000);
+      await coordinator.complete(key, 'o', { kind: 'result', payload: 'r', ttlMs: 60_000 });
+    }
+    const slots = await Promise.all(
+      keys.map((key) => client.cluster('KEYSLOT', flightKey(prefix, key))),
+    );
+    expect(new Set(slots.map((slot) => Math.floor(slot / (16_384 / 3)))).size).toBe(3);
+
+    const listed = new Map<string, unknown>();
+    for await (const { key, inspection } of coordinator.listFlights(operation, { batchSize: 5 })) {
+      listed.set(key, inspection);
+    }
+
+    expect([...listed.keys()].sort()).toEqual([...keys].sort());
+    listed.forEach((inspection) =>
+      expect(inspection).toEqual(expect.objectContaining({ kind: 'cached', bytes: 1 })),
+    );
+    expect(await coordinator.evictResult(keys[0]!)).toBe(true);
+    expect(await coordinator.inspectFlight(keys[0]!)).toEqual({ kind: 'absent' });
+    await coordinator.close();
   });
 
   describe('contract', () => {

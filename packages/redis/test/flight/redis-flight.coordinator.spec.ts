@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { RedisFlightCoordinator, InvalidRedisOptionError } from '@oncely/redis';
 import { requireService, services } from '@oncely/testing-kit';
 import { Redis } from 'ioredis';
-import { flightKeys } from '../../src/flight/flight-keys.js';
-import { deleteKeys, eventually, uniquePrefix } from '../support/redis-test-keys.js';
+import { flightKey } from '../../src/flight/flight-keys.js';
+import { deleteKeys, eventually, scanKeys, uniquePrefix } from '../support/redis-test-keys.js';
 
 // The redis project's testTimeout in jest.config.ts is not applied (Jest reads it globally).
 jest.setTimeout(60_000);
@@ -42,21 +42,17 @@ describe('RedisFlightCoordinator', () => {
 
   describe('keys', () => {
     it.each(['plain', 'a}b', '}leading', 'x{y}z', '{}', '100%{', 'ключ{'])(
-      'keeps the four keys of %j under one non-empty hash tag',
+      'keeps the key of %j under a non-empty hash tag that is the whole business key',
       (businessKey) => {
-        const keys = Object.values(flightKeys('oncely:', businessKey));
-        const tags = new Set(keys.map(hashTag));
+        const key = flightKey('oncely:', businessKey);
 
-        expect(tags.size).toBe(1);
-        expect(keys.map(hashTag)[0]).not.toBe(keys[0]);
+        expect(hashTag(key)).not.toBe(key);
+        expect(hashTag(key)).toBe(hashTag(flightKey('other:', businessKey)));
       },
     );
 
     it('maps distinct business keys to distinct keys even when they differ only by escapes', () => {
-      const a = flightKeys('p:', '{');
-      const b = flightKeys('p:', '%7B');
-
-      expect(a.lease).not.toBe(b.lease);
+      expect(flightKey('p:', '{')).not.toBe(flightKey('p:', '%7B'));
     });
 
     it('refuses a key prefix carrying its own hash tag', () => {
@@ -65,27 +61,28 @@ describe('RedisFlightCoordinator', () => {
       );
     });
 
-    it('stores under the escaped hash tag and leaves nothing but the outcome behind', async () => {
+    it('keeps lease and outcome in one key under the escaped hash tag, nothing else', async () => {
       const key = `braces}{${randomUUID()}`;
-      const keys = flightKeys(prefix, key);
+      const stored = flightKey(prefix, key);
+      expect(stored).toBe(`${prefix}{braces%7D%7B${key.slice(8)}}:flight`);
       const leader = await coordinator.acquire(key, 'owner-1', 10_000);
       expect(leader.kind).toBe('leader');
-      expect(await redis.get(keys.lease)).toBe('owner-1');
+      expect(await redis.get(stored)).toBe('L0owner-1');
 
       await coordinator.complete(key, 'owner-1', { kind: 'result', payload: 'r', ttlMs: 10_000 });
 
-      expect(await redis.exists(keys.lease)).toBe(0);
-      expect(await redis.get(keys.result)).toBe('r');
-      const pttl = await redis.pttl(keys.result);
+      expect(await redis.get(stored)).toBe('Rr');
+      const pttl = await redis.pttl(stored);
       expect(pttl).toBeGreaterThan(0);
       expect(pttl).toBeLessThanOrEqual(10_000);
+      expect(await scanKeys(redis, `${prefix}{braces*`)).toEqual([stored]);
     });
   });
 
   describe('owner checks', () => {
     it('never lets another owner renew, complete or release a live lease', async () => {
       const key = randomUUID();
-      const keys = flightKeys(prefix, key);
+      const stored = flightKey(prefix, key);
       await coordinator.acquire(key, 'holder', 10_000);
 
       expect(await coordinator.renew(key, 'intruder', 10_000)).toBe(false);
@@ -93,18 +90,20 @@ describe('RedisFlightCoordinator', () => {
         await coordinator.complete(key, 'intruder', { kind: 'result', payload: 'x', ttlMs: 1000 }),
       ).toBe(false);
       expect(await coordinator.release(key, 'intruder')).toBe(false);
+      // An owner token that is a prefix or suffix of the holder's is no match either.
+      expect(await coordinator.release(key, 'hold')).toBe(false);
+      expect(await coordinator.release(key, 'older')).toBe(false);
 
-      expect(await redis.get(keys.lease)).toBe('holder');
-      expect(await redis.exists(keys.result)).toBe(0);
+      expect(await redis.get(stored)).toBe('L0holder');
       expect(await coordinator.release(key, 'holder')).toBe(true);
-      expect(await redis.exists(keys.lease)).toBe(0);
+      expect(await redis.exists(stored)).toBe(0);
     });
 
     it('stores nothing when the lease was lost before complete', async () => {
       const key = randomUUID();
-      const keys = flightKeys(prefix, key);
+      const stored = flightKey(prefix, key);
       await coordinator.acquire(key, 'holder', 10_000);
-      await redis.del(keys.lease);
+      await redis.del(stored);
 
       const completed = await coordinator.complete(key, 'holder', {
         kind: 'error',
@@ -113,27 +112,25 @@ describe('RedisFlightCoordinator', () => {
       });
 
       expect(completed).toBe(false);
-      expect(await redis.exists(keys.error, keys.result, keys.lease)).toBe(0);
+      expect(await redis.exists(stored)).toBe(0);
     });
 
     it('does not store an outcome whose TTL is 0, yet frees the lease', async () => {
       const key = randomUUID();
-      const keys = flightKeys(prefix, key);
       await coordinator.acquire(key, 'holder', 10_000);
 
       await coordinator.complete(key, 'holder', { kind: 'result', payload: 'r', ttlMs: 0 });
 
-      expect(await redis.exists(keys.result, keys.lease)).toBe(0);
+      expect(await redis.exists(flightKey(prefix, key))).toBe(0);
       expect((await coordinator.acquire(key, 'next', 10_000)).kind).toBe('leader');
     });
   });
 
   describe('fencing', () => {
-    it('keeps growing after the fence counter expired with its lease', async () => {
+    it('keeps growing after the lease expired, with no counter key', async () => {
       const key = randomUUID();
-      const keys = flightKeys(prefix, key);
       const first = await coordinator.acquire(key, 'first', 50);
-      await eventually(async () => (await redis.exists(keys.lease, keys.fence)) === 0, 'expiry');
+      await eventually(async () => (await redis.exists(flightKey(prefix, key))) === 0, 'expiry');
 
       const second = await coordinator.acquire(key, 'second', 10_000);
 
@@ -157,7 +154,7 @@ describe('RedisFlightCoordinator', () => {
       const after = names.map((name) => (redis as unknown as Record<string, unknown>)[name]);
       void another.close();
 
-      expect(names.filter((name) => !name.endsWith('Buffer'))).toHaveLength(5);
+      expect(names.filter((name) => !name.endsWith('Buffer'))).toHaveLength(7);
       expect(after).toEqual(before);
       after.forEach((command, i) => expect(command).toBe(before[i]));
     });

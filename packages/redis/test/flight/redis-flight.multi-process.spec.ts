@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { RedisFlightCoordinator } from '@oncely/redis';
 import { killAllWorkers, requireService, services } from '@oncely/testing-kit';
 import { Redis } from 'ioredis';
-import { flightKeys } from '../../src/flight/flight-keys.js';
+import { flightKey } from '../../src/flight/flight-keys.js';
 import type { FlightWorkerConfig } from './fixtures/flight.worker.js';
 import { startFlightWorker } from './support/flight-workers.js';
 import { deleteKeys, uniquePrefix } from '../support/redis-test-keys.js';
@@ -57,7 +57,7 @@ describe('SingleFlight across processes (Redis)', () => {
 
   it('lets exactly one follower take over after the leader is SIGKILLed mid-work', async () => {
     const key = randomUUID();
-    const keys = flightKeys(prefix, key);
+    const stored = flightKey(prefix, key);
     const [leader, ...followers] = await Promise.all(
       ['leader', 'follower-1', 'follower-2'].map((name) => startFlightWorker(config(name, key))),
     );
@@ -77,7 +77,7 @@ describe('SingleFlight across processes (Redis)', () => {
     });
     expect(await outsider.release(key, `outsider-${randomUUID()}`)).toBe(false);
     expect(await outsider.renew(key, `outsider-${randomUUID()}`, 60_000)).toBe(false);
-    expect(await redis.get(keys.lease)).toBe(working.owner);
+    expect((await redis.get(stored))?.slice(2)).toBe(working.owner);
     await outsider.close();
 
     const impatientOutcome = await impatient.outcome();

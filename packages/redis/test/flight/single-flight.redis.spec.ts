@@ -12,7 +12,7 @@ import { HttpStatusFailurePolicy } from '@oncely/core/adapter';
 import { RedisFlightCoordinator } from '@oncely/redis';
 import { requireService, services } from '@oncely/testing-kit';
 import { Redis } from 'ioredis';
-import { flightKeys } from '../../src/flight/flight-keys.js';
+import { flightKey } from '../../src/flight/flight-keys.js';
 import { gate, observed } from './support/observed-coordinator.js';
 import { deleteKeys, eventually, sleep, uniquePrefix } from '../support/redis-test-keys.js';
 
@@ -151,7 +151,7 @@ describe('SingleFlight on RedisFlightCoordinator', () => {
   it('aborts the leader when its lease is deleted from outside, and stores nothing', async () => {
     const flight = node({ leaseTtl: 600 });
     const key = randomUUID();
-    const keys = flightKeys(prefix, key);
+    const stored = flightKey(prefix, key);
     const started = gate();
     let abortReason: unknown;
 
@@ -162,11 +162,11 @@ describe('SingleFlight on RedisFlightCoordinator', () => {
       return 'finished after losing the lease';
     });
     await started.opened;
-    await redis.del(keys.lease);
+    await redis.del(stored);
 
     await expect(running).rejects.toBeInstanceOf(LeaseLostError);
     expect(abortReason).toBeInstanceOf(LeaseLostError);
-    expect(await redis.exists(keys.result, keys.error, keys.lease)).toBe(0);
+    expect(await redis.exists(stored)).toBe(0);
   });
 
   it('shares a deterministic error with the waiters and caches it for errorTtl', async () => {
@@ -176,7 +176,7 @@ describe('SingleFlight on RedisFlightCoordinator', () => {
     const nodes = Array.from({ length: 3 }, () => node(sharing, () => (busy += 1)));
     const executions = counter();
     const key = randomUUID();
-    const keys = flightKeys(prefix, key);
+    const stored = flightKey(prefix, key);
     const release = gate();
     const work = async () => {
       await executions.hit();
@@ -199,13 +199,14 @@ describe('SingleFlight on RedisFlightCoordinator', () => {
       expect(error.message).toBe('amount must be positive');
     });
 
-    const ttl = await redis.pttl(keys.error);
+    expect((await redis.get(stored))?.[0]).toBe('E');
+    const ttl = await redis.pttl(stored);
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(sharing.errorTtl);
     await expect(node(sharing).run(key, work)).rejects.toBeInstanceOf(SharedFlightError);
     expect(await executions.count()).toBe(1);
 
-    await eventually(async () => (await redis.exists(keys.error)) === 0, 'the error to expire');
+    await eventually(async () => (await redis.exists(stored)) === 0, 'the error to expire');
     const again = node(sharing).run(key, async () => {
       await executions.hit();
       return 'fixed';
@@ -228,7 +229,7 @@ describe('SingleFlight on RedisFlightCoordinator', () => {
       throw new Error('upstream timed out');
     });
     await eventually(
-      async () => (await redis.exists(flightKeys(prefix, key).lease)) === 1,
+      async () => (await redis.getrange(flightKey(prefix, key), 0, 0)) === 'L',
       'lease',
     );
     const following = followers.map((flight) =>
@@ -258,7 +259,7 @@ describe('SingleFlight on RedisFlightCoordinator', () => {
       return 'done';
     });
     await eventually(
-      async () => (await redis.exists(flightKeys(prefix, key).lease)) === 1,
+      async () => (await redis.getrange(flightKey(prefix, key), 0, 0)) === 'L',
       'lease',
     );
 
@@ -283,7 +284,7 @@ describe('SingleFlight on RedisFlightCoordinator', () => {
       return 'done';
     });
     await eventually(
-      async () => (await redis.exists(flightKeys(prefix, key).lease)) === 1,
+      async () => (await redis.getrange(flightKey(prefix, key), 0, 0)) === 'L',
       'lease',
     );
 

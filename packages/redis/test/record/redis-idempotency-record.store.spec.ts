@@ -73,9 +73,10 @@ describe('RedisIdempotencyRecordStore', () => {
     const keyHash = createHash('sha256').update(identity).digest('hex');
 
     expect(lease.keyHash).toBe(keyHash);
-    expect(store.recordKey(keyHash)).toBe(`${prefix}{${keyHash}}:record`);
-    expect(await redis.hget(store.recordKey(keyHash), 'identity')).toBe(identity);
-    expect(await scanKeys(redis, `${prefix}{${keyHash}}*`)).toEqual([store.recordKey(keyHash)]);
+    const key = `${prefix}shop:order-create:v1:{${keyHash}}:record`;
+    expect(store.recordKey(identity)).toBe(key);
+    expect((await redis.get(key))?.endsWith(`digest-a${identity}`)).toBe(true);
+    expect(await scanKeys(redis, `${prefix}*{${keyHash}}*`)).toEqual([key]);
   });
 
   it('20 concurrent begins from 20 connections: one acquires, 19 are in progress, all later ones replay', async () => {
@@ -115,9 +116,12 @@ describe('RedisIdempotencyRecordStore', () => {
       // One command: EVALSHA, or EVAL on a connection that has not run the script yet.
       expect(sent.mock.calls).toHaveLength(1);
       expect(sent.mock.calls[0]?.[0].name).toMatch(/^eval(sha)?$/);
-      expect(sent.mock.calls[0]?.[0].args.slice(1, 5)).toEqual([
-        '3',
-        ...[identity, v1, v0].map((id) => own.recordKey(recordKeyHash(id))),
+      expect(sent.mock.calls[0]?.[0].args.slice(1, 8)).toEqual([
+        '6',
+        ...[identity, v1, v0].flatMap((id) => [
+          own.recordKey(id),
+          `${prefix}{${recordKeyHash(id)}}:record`,
+        ]),
       ]);
     } finally {
       await client.quit();
@@ -149,17 +153,16 @@ describe('RedisIdempotencyRecordStore', () => {
     const completed = nextIdentity();
     acquired(await store.begin(inProgress, 'digest-a', longLease));
     await store.complete(acquired(await store.begin(completed, 'digest-a', longLease)), created);
-    const keyOf = (identity: string) =>
-      store.recordKey(createHash('sha256').update(identity).digest('hex'));
+    const keyOf = (identity: string) => store.recordKey(identity);
     const before = await Promise.all(
-      [inProgress, completed].map((id) => redis.hgetallBuffer(keyOf(id))),
+      [inProgress, completed].map((id) => redis.getBuffer(keyOf(id))),
     );
 
     expect(await store.begin(inProgress, 'digest-b', longLease)).toEqual({ kind: 'mismatch' });
     expect(await store.begin(completed, 'digest-b', longLease)).toEqual({ kind: 'mismatch' });
 
     const after = await Promise.all(
-      [inProgress, completed].map((id) => redis.hgetallBuffer(keyOf(id))),
+      [inProgress, completed].map((id) => redis.getBuffer(keyOf(id))),
     );
     expect(after).toEqual(before);
     expect((await store.begin(inProgress, 'digest-a', longLease)).kind).toBe('in_progress');
@@ -258,7 +261,7 @@ describe('RedisIdempotencyRecordStore', () => {
     const lease = acquired(
       await store.begin(identity, 'digest-a', { leaseTtlMs: 10_000, retentionMs: 50_000 }),
     );
-    const key = store.recordKey(lease.keyHash);
+    const key = store.recordKey(lease.identity);
 
     const inProgressTtl = await redis.pttl(key);
     expect(inProgressTtl).toBeGreaterThan(50_000);
@@ -274,13 +277,13 @@ describe('RedisIdempotencyRecordStore', () => {
     const identity = nextIdentity();
     const first = acquired(await store.begin(identity, 'digest-a', longLease));
     await store.release(first);
-    expect(await redis.exists(store.recordKey(first.keyHash))).toBe(0);
+    expect(await redis.exists(store.recordKey(first.identity))).toBe(0);
 
     const second = acquired(
       await store.begin(identity, 'digest-a', { leaseTtlMs: 50, retentionMs: 50 }),
     );
     expect(second.fence).toBeGreaterThan(first.fence);
-    while ((await redis.exists(store.recordKey(second.keyHash))) === 1) await sleep(20);
+    while ((await redis.exists(store.recordKey(second.identity))) === 1) await sleep(20);
 
     const third = acquired(await store.begin(identity, 'digest-a', longLease));
     expect(third.fence).toBeGreaterThan(second.fence);
@@ -382,7 +385,7 @@ describe('RedisIdempotencyRecordStore', () => {
     const lease = acquired(await store.begin(identity, 'digest-a', longLease));
 
     expect(await store.purgeExpired(1000)).toBe(0);
-    expect(await redis.exists(store.recordKey(lease.keyHash))).toBe(1);
+    expect(await redis.exists(store.recordKey(lease.identity))).toBe(1);
   });
 
   it('defines its scripts once per client, however many stores share it', async () => {
@@ -425,7 +428,8 @@ describe('RedisIdempotencyRecordStore', () => {
       { keyPrefix: prefix },
     );
     acquired(await own.begin(nextIdentity(), 'digest-a', longLease));
-    expect(await connections()).toBe(1);
+    // The client, and the near cache's subscriber duplicated from it.
+    await eventually(async () => (await connections()) === 2, 'the subscriber to connect');
 
     await own.close();
     await eventually(async () => (await connections()) === 0, 'the URL client to quit');

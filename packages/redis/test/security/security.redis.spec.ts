@@ -10,13 +10,13 @@ import {
   EncryptedFlightCoordinator,
   EncryptedIdempotencyRecordStore,
   QuotaLimitedIdempotencyRecordStore,
-  recordKeyHash,
 } from '@oncely/core/adapter';
 import {
   RedisFlightCoordinator,
   RedisIdempotencyRecordAdmin,
   RedisIdempotencyRecordStore,
   RedisRecordQuota,
+  recordKey as recordKeyOf,
 } from '@oncely/redis';
 import { requireService, services } from '@oncely/testing-kit';
 import { Redis } from 'ioredis';
@@ -47,21 +47,21 @@ describe('security features on real Redis', () => {
     redis.disconnect();
   });
 
-  const plainStore = () => new RedisIdempotencyRecordStore(redis, { keyPrefix: prefix });
-  const recordKey = (id: string) => `${prefix}{${recordKeyHash(id)}}:record`;
+  const plainStore = (nearCache?: false) =>
+    new RedisIdempotencyRecordStore(redis, { keyPrefix: prefix, nearCache });
+  const recordKey = (id: string) => recordKeyOf(prefix, id);
 
-  it('keeps only ciphertext in the record hash, and replays the response', async () => {
+  it('keeps only ciphertext in the record, and replays the response', async () => {
     const store = new EncryptedIdempotencyRecordStore(plainStore(), { keys: [k1] });
     const id = identity();
     const begun = await store.begin(id, digest, options);
     if (begun.kind !== 'acquired') throw new Error(begun.kind);
     await store.complete(begun.lease, response);
-    const raw = await redis.hgetallBuffer(recordKey(id));
-    const everything = Buffer.concat(Object.values(raw));
-    expect(everything.includes(Buffer.from('4111111111111111'))).toBe(false);
-    expect(everything.includes(Buffer.from('pay-secret-1'))).toBe(false);
-    expect(raw.responseHeaders?.toString()).toBe('{}');
-    expect(raw.body?.subarray(0, 3).toString()).toBe('OE1');
+    const raw = (await redis.getBuffer(recordKey(id)))!;
+    expect(raw.includes(Buffer.from('4111111111111111'))).toBe(false);
+    expect(raw.includes(Buffer.from('pay-secret-1'))).toBe(false);
+    // The response part: `<status> <bodyKind> <headersLen>\n<headers><body>`, headers empty.
+    expect(raw.includes(Buffer.from(' 2\n{}OE1'))).toBe(true);
     expect(await store.begin(id, digest, options)).toEqual({ kind: 'replay', response });
   });
 
@@ -80,25 +80,29 @@ describe('security features on real Redis', () => {
   });
 
   it('refuses a record whose stored ciphertext was altered, with a typed error', async () => {
-    const store = new EncryptedIdempotencyRecordStore(plainStore(), { keys: [k1] });
+    // No near cache: this process would replay what it completed itself, untouched.
+    const store = new EncryptedIdempotencyRecordStore(plainStore(false), { keys: [k1] });
     const id = identity();
     const begun = await store.begin(id, digest, options);
     if (begun.kind !== 'acquired') throw new Error(begun.kind);
     await store.complete(begun.lease, response);
-    const body = (await redis.hgetBuffer(recordKey(id), 'body')) as Buffer;
-    body[body.length - 1] = (body[body.length - 1] as number) ^ 0xff;
-    await redis.hset(recordKey(id), 'body', body);
+    const value = (await redis.getBuffer(recordKey(id)))!;
+    value[value.length - 1] = (value[value.length - 1] as number) ^ 0xff;
+    await redis.set(recordKey(id), value, 'KEEPTTL');
     await expect(store.begin(id, digest, options)).rejects.toThrow(SealedDataError);
     // Status in clear, swapped: the status is authenticated too.
-    body[body.length - 1] = (body[body.length - 1] as number) ^ 0xff;
-    await redis.hset(recordKey(id), 'body', body, 'responseStatus', '200');
+    value[value.length - 1] = (value[value.length - 1] as number) ^ 0xff;
+    const statusAt = value.indexOf(Buffer.from(`${id}${response.status} `)) + Buffer.byteLength(id);
+    value.write('200', statusAt, 'latin1');
+    await redis.set(recordKey(id), value, 'KEEPTTL');
     await expect(store.begin(id, digest, options)).rejects.toThrow(
       expect.objectContaining({ failure: 'tampered' }),
     );
   });
 
   it('keeps cached flight results sealed in Redis', async () => {
-    const inner = new RedisFlightCoordinator(redis, { keyPrefix: prefix });
+    // No near cache: the tampered value below must be read from Redis.
+    const inner = new RedisFlightCoordinator(redis, { keyPrefix: prefix, nearCache: false });
     const coordinator = new EncryptedFlightCoordinator(inner, { keys: [k1] });
     const key = `shop:quote:v1:t-1:cart-1:${'0'.repeat(32)}`;
     expect((await coordinator.acquire(key, 'o1', 5_000)).kind).toBe('leader');
@@ -109,16 +113,16 @@ describe('security features on real Redis', () => {
         ttlMs: 60_000,
       }),
     ).toBe(true);
-    const raw = (await redis.get(`${prefix}{${key}}:result`)) as string;
-    expect(raw.startsWith('oe1:')).toBe(true);
+    const raw = (await redis.get(`${prefix}{${key}}:flight`)) as string;
+    expect(raw.startsWith('Roe1:')).toBe(true);
     expect(raw.includes('4111')).toBe(false);
     expect(await coordinator.acquire(key, 'o2', 5_000)).toEqual({
       kind: 'cached',
       payload: '{"pan":"4111"}',
     });
     await redis.set(
-      `${prefix}{${key}}:result`,
-      `oe1:${Buffer.from('garbage-garbage-garbage-garbage-garbage').toString('base64')}`,
+      `${prefix}{${key}}:flight`,
+      `Roe1:${Buffer.from('garbage-garbage-garbage-garbage-garbage').toString('base64')}`,
       'PX',
       60_000,
     );

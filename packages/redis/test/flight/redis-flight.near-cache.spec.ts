@@ -1,0 +1,179 @@
+import { jest } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
+import { SingleFlight, type AcquireOutcome } from '@oncely/core';
+import { InvalidRedisOptionError, RedisFlightCoordinator } from '@oncely/redis';
+import { requireService, services } from '@oncely/testing-kit';
+import { Redis } from 'ioredis';
+import { flightKey } from '../../src/flight/flight-keys.js';
+import { deleteKeys, eventually, uniquePrefix } from '../support/redis-test-keys.js';
+
+jest.setTimeout(60_000);
+
+const payloadOf = (outcome: AcquireOutcome) =>
+  outcome.kind === 'cached' || outcome.kind === 'failed' ? outcome.payload : outcome.kind;
+
+/**
+ * The near cache of `RedisFlightCoordinator`. Whether an answer came from memory is told by
+ * changing the Redis key behind the coordinator's back (a raw SET or DEL publishes no notice):
+ * a near-cached answer still shows the old value.
+ */
+describe('RedisFlightCoordinator near cache', () => {
+  const prefix = uniquePrefix('near');
+  const opened: Array<{ close(): Promise<unknown> } | Redis> = [];
+  let redis: Redis;
+
+  /** A coordinator on its own client: another process, as far as notices go. */
+  async function process(options: { nearCache?: { maxEntries?: number } | false } = {}) {
+    const client = new Redis({ ...services.redis, connectionName: `near-${randomUUID()}` });
+    const coordinator = new RedisFlightCoordinator(client, {
+      keyPrefix: prefix,
+      commandTimeout: 10_000,
+      ...options,
+    });
+    opened.push(coordinator, client);
+    await coordinator.connect();
+    return { coordinator, client };
+  }
+
+  async function lead(
+    coordinator: RedisFlightCoordinator,
+    key: string,
+    payload: string,
+    ttlMs = 60_000,
+  ) {
+    const owner = `owner-${randomUUID()}`;
+    const outcome = await coordinator.acquire(key, owner, 10_000);
+    if (outcome.kind !== 'leader') throw new Error(`expected to lead, got ${outcome.kind}`);
+    expect(await coordinator.complete(key, owner, { kind: 'result', payload, ttlMs })).toBe(true);
+  }
+
+  /** Replaces the stored result without a notice, so only Redis knows. */
+  const overwrite = (key: string, payload: string) =>
+    redis.set(flightKey(prefix, key), `R${payload}`, 'PX', 60_000);
+
+  beforeAll(async () => {
+    await requireService('redis');
+    redis = new Redis(services.redis);
+  });
+
+  afterAll(async () => {
+    for (const resource of opened.reverse()) {
+      if (resource instanceof Redis) resource.disconnect();
+      else await resource.close();
+    }
+    await deleteKeys(redis, prefix);
+    await redis.quit();
+  });
+
+  it('serves a result it stored or read from memory, and none with nearCache: false', async () => {
+    const { coordinator: a } = await process();
+    const { coordinator: b } = await process();
+    const { coordinator: off } = await process({ nearCache: false });
+    const key = randomUUID();
+    await lead(a, key, 'first');
+    expect(await b.acquire(key, 'o', 1000)).toEqual({ kind: 'cached', payload: 'first' });
+
+    await overwrite(key, 'changed');
+
+    expect(await a.acquire(key, 'o', 1000)).toEqual({ kind: 'cached', payload: 'first' });
+    expect(await b.acquire(key, 'o', 1000)).toEqual({ kind: 'cached', payload: 'first' });
+    expect(await off.acquire(key, 'o', 1000)).toEqual({ kind: 'cached', payload: 'changed' });
+    expect(off.nearCacheSize).toBe(0);
+  });
+
+  it('never serves an outcome past its Redis TTL: after it, the next call leads', async () => {
+    const { coordinator } = await process();
+    const flight = new SingleFlight(coordinator, { resultTtl: 300 });
+    const key = randomUUID();
+    let runs = 0;
+    const work = async () => ++runs;
+
+    expect(await flight.run(key, work)).toEqual({ value: 1, source: 'executed' });
+    expect(await flight.run(key, work)).toEqual({ value: 1, source: 'cached' });
+    await eventually(async () => (await redis.exists(flightKey(prefix, key))) === 0, 'expiry');
+
+    expect(await flight.run(key, work)).toEqual({ value: 2, source: 'executed' });
+  });
+
+  it('keeps a copy read from Redis no longer than the PTTL Redis reported', async () => {
+    const { coordinator } = await process();
+    const key = randomUUID();
+    await redis.set(flightKey(prefix, key), 'Rshort', 'PX', 300);
+    expect(await coordinator.acquire(key, 'o', 1000)).toEqual({ kind: 'cached', payload: 'short' });
+
+    await eventually(async () => (await redis.exists(flightKey(prefix, key))) === 0, 'expiry');
+
+    expect((await coordinator.acquire(key, 'o', 1000)).kind).toBe('leader');
+  });
+
+  it('drops a copy in every process when an operator evicts the result', async () => {
+    const { coordinator: a } = await process();
+    const { coordinator: b } = await process();
+    const { coordinator: operator } = await process({ nearCache: false });
+    const key = randomUUID();
+    await lead(a, key, 'stale');
+    expect(await b.acquire(key, 'o', 1000)).toEqual({ kind: 'cached', payload: 'stale' });
+
+    expect(await operator.evictResult(key)).toBe(true);
+    await overwrite(key, 'fresh');
+
+    for (const [name, coordinator] of Object.entries({ a, b })) {
+      await eventually(
+        async () => payloadOf(await coordinator.acquire(key, 'o', 1000)) === 'fresh',
+        `${name} to drop its copy`,
+      );
+    }
+    expect(await operator.evictResult(key)).toBe(true);
+    expect(await operator.evictResult(key)).toBe(false);
+  });
+
+  it('flushes everything when its notice subscription reconnects', async () => {
+    const { coordinator, client } = await process();
+    const key = randomUUID();
+    await lead(coordinator, key, 'before');
+    expect(coordinator.nearCacheSize).toBe(1);
+    // Deleted without a notice: only the flush can make this process see it.
+    await redis.del(flightKey(prefix, key));
+    expect(await coordinator.acquire(key, 'o', 1000)).toEqual({
+      kind: 'cached',
+      payload: 'before',
+    });
+    const name = (await client.client('GETNAME')) as string;
+    const subscriberId = ((await redis.client('LIST')) as string)
+      .split('\n')
+      .find((line) => line.includes(`name=${name}`) && / sub=[1-9]/.test(line))
+      ?.match(/^id=(\d+)/)?.[1];
+    expect(subscriberId).toBeDefined();
+
+    await redis.client('KILL', 'ID', subscriberId!);
+
+    await eventually(() => coordinator.nearCacheSize === 0, 'the flush');
+    await eventually(
+      async () => (await coordinator.acquire(key, `o-${randomUUID()}`, 1000)).kind !== 'cached',
+      'the next call to go to Redis',
+    );
+  });
+
+  it('holds at most maxEntries outcomes, least recently used out first', async () => {
+    const { coordinator } = await process({ nearCache: { maxEntries: 3 } });
+    const keys = Array.from({ length: 5 }, () => randomUUID());
+    for (const key of keys) await lead(coordinator, key, key);
+    expect(coordinator.nearCacheSize).toBe(3);
+
+    for (const key of keys) await overwrite(key, 'changed');
+
+    // The kept ones first: each answer from Redis is kept in turn, pushing another out.
+    const answers: unknown[] = [];
+    for (const key of [keys[2]!, keys[3]!, keys[4]!, keys[0]!, keys[1]!]) {
+      answers.push(payloadOf(await coordinator.acquire(key, 'o', 1000)));
+    }
+    expect(answers).toEqual([keys[2], keys[3], keys[4], 'changed', 'changed']);
+    expect(coordinator.nearCacheSize).toBe(3);
+  });
+
+  it('refuses a maxEntries that is not a positive integer', () => {
+    expect(
+      () => new RedisFlightCoordinator(redis, { keyPrefix: prefix, nearCache: { maxEntries: 0 } }),
+    ).toThrow(InvalidRedisOptionError);
+  });
+});
