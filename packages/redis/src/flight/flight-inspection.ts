@@ -4,21 +4,40 @@
  * `service` the service it names, if any.
  */
 export type FlightInspection =
-  | { readonly kind: 'absent' }
   | {
+      /** Nothing is held: no lease, no cached outcome. */
+      readonly kind: 'absent';
+    }
+  | {
+      /** A caller holds the lease and runs the work. */
       readonly kind: 'leading';
+      /** The owner token of the lease. */
       readonly holder: string;
+      /** The service the owner token names, if it names one. */
       readonly service?: string;
+      /** The lease's fencing token, where the coordinator keeps it (Redis does not). */
       readonly fence?: number;
+      /** Time left on the lease, ms (0 for a lease without expiry). */
       readonly leaseRemainingMs: number;
     }
   | {
+      /** A result is cached. */
       readonly kind: 'cached';
+      /** Time until the cached result expires, ms. */
       readonly remainingMs: number;
+      /** The service that stored it, where the coordinator keeps it (Redis does not). */
       readonly service?: string;
+      /** Size of the stored payload, in bytes. */
       readonly bytes: number;
     }
-  | { readonly kind: 'failed'; readonly remainingMs: number; readonly service?: string };
+  | {
+      /** A deterministic error is cached. */
+      readonly kind: 'failed';
+      /** Time until the cached error expires, ms. */
+      readonly remainingMs: number;
+      /** The service that stored it, where the coordinator keeps it (Redis does not). */
+      readonly service?: string;
+    };
 
 /** The service an owner token names (`service#random`), as the engine writes it. */
 function serviceOf(token: string): string | undefined {

@@ -188,7 +188,12 @@ export class RedisFlightCoordinator implements FlightCoordinator, FlightLeaseAdm
   async *listFlights(
     operation: string,
     options: { readonly batchSize?: number } = {},
-  ): AsyncIterable<{ readonly key: string; readonly inspection: FlightInspection }> {
+  ): AsyncIterable<{
+    /** The business key. */
+    readonly key: string;
+    /** What is held for it. */
+    readonly inspection: FlightInspection;
+  }> {
     const batchSize = positive('batchSize', options.batchSize ?? 100);
     const pattern = flightKeyPattern(this.keyPrefix, operation);
     const nodes = this.client.isCluster
