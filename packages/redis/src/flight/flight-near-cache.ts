@@ -14,7 +14,8 @@
  * - Never served while notices may be lost: entries are kept and stored only while the notice
  *   subscription is live, and the whole cache is flushed when the subscriber connection closes
  *   and again when the subscription is confirmed.
- * - Bounded: at most `maxEntries`, least recently used first out.
+ * - Bounded: at most `maxEntries` outcomes of at most `maxChars` payload characters in all,
+ *   least recently used first out.
  */
 import { LRUCache } from 'lru-cache';
 import type { NoticeKind } from './flight-notices.js';
@@ -55,8 +56,13 @@ export class FlightNearCache implements NoticeObserver {
   /** Keys with a ticket outstanding (bounded by the calls in flight). */
   private readonly watched = new Map<string, Watch>();
 
-  constructor(maxEntries: number) {
-    this.entries = new LRUCache({ max: maxEntries });
+  constructor(maxEntries: number, maxChars: number) {
+    // An outcome larger than maxChars alone is not kept (lru-cache refuses it).
+    this.entries = new LRUCache({
+      max: maxEntries,
+      maxSize: maxChars,
+      sizeCalculation: (entry) => Math.max(1, entry.payload.length),
+    });
   }
 
   /** Entries held (expired ones included until they are read or pushed out). */

@@ -24,6 +24,7 @@ import { retainNoticeHub, type LeaseCheck, type NoticeHub } from './notice-hub.j
 import type { RedisFlightCoordinatorOptions } from './redis-flight-coordinator.options.js';
 
 const DEFAULT_NEAR_CACHE_ENTRIES = 10_000;
+const DEFAULT_NEAR_CACHE_CHARS = 32 * 2 ** 20;
 
 /**
  * `FlightCoordinator` on Redis (standalone or Cluster) through ioredis: each port method is one
@@ -77,22 +78,18 @@ export class RedisFlightCoordinator
     // Not the channel of the earlier layout (`flight-notices`), whose messages were bare keys.
     this.channel = `${this.keyPrefix}flights`;
     const commandTimeout = positive('commandTimeout', options.commandTimeout ?? 1000);
-    if (options.nearCache !== false) {
-      const maxEntries = options.nearCache?.maxEntries ?? DEFAULT_NEAR_CACHE_ENTRIES;
-      if (!Number.isInteger(maxEntries) || maxEntries <= 0) {
-        throw new InvalidRedisOptionError(
-          'nearCache.maxEntries',
-          `expected a positive integer, got ${maxEntries}; pass nearCache: false to turn the near cache off.`,
-        );
-      }
-      this.nearCache = new FlightNearCache(maxEntries);
-    }
+    const nearCacheBounds = nearCacheOptions(options.nearCache);
 
     const { client, owned, identity, backend } = coordinatorClient(connection);
     this.client = client;
     this.ownsClient = owned;
     this.notices = retainNoticeHub(identity, () => duplicateForNotices(client));
     this.scripts = defineFlightScripts(client);
+    // A Cluster client swaps its subscriber connection without telling (no 'close' or 'ready'),
+    // so notices lost meanwhile could not flush a near cache: it stays off there.
+    if (nearCacheBounds !== undefined && !client.isCluster) {
+      this.nearCache = new FlightNearCache(nearCacheBounds.maxEntries, nearCacheBounds.maxChars);
+    }
     this.availability = new RedisAvailability(client, backend, commandTimeout);
   }
 
@@ -323,6 +320,26 @@ function toAcquireOutcome(reply: unknown): AcquireOutcome {
 /** Redis wants whole milliseconds; a fraction is rounded up so a TTL never shrinks to 0. */
 function ms(value: number): number {
   return Math.ceil(value);
+}
+
+/** The near cache's bounds, or undefined when it is off. */
+function nearCacheOptions(
+  option: RedisFlightCoordinatorOptions['nearCache'],
+): { maxEntries: number; maxChars: number } | undefined {
+  if (option === false) return undefined;
+  const bounds = {
+    maxEntries: option?.maxEntries ?? DEFAULT_NEAR_CACHE_ENTRIES,
+    maxChars: option?.maxChars ?? DEFAULT_NEAR_CACHE_CHARS,
+  };
+  for (const [name, value] of Object.entries(bounds)) {
+    if (!Number.isSafeInteger(value) || value <= 0) {
+      throw new InvalidRedisOptionError(
+        `nearCache.${name}`,
+        `expected a positive integer, got ${value}; pass nearCache: false to turn the near cache off.`,
+      );
+    }
+  }
+  return bounds;
 }
 
 function positive(option: string, value: number): number {

@@ -116,6 +116,12 @@ describe('RedisFlightCoordinator on a 3-master Redis Cluster', () => {
     listed.forEach((inspection) =>
       expect(inspection).toEqual(expect.objectContaining({ kind: 'cached', bytes: 1 })),
     );
+    // No near cache on a Cluster client: every hit asks Redis.
+    expect(await coordinator.acquire(keys[1]!, 'o', 1000)).toEqual({
+      kind: 'cached',
+      payload: 'r',
+    });
+    expect(coordinator.nearCacheSize).toBe(0);
     expect(await coordinator.evictResult(keys[0]!)).toBe(true);
     expect(await coordinator.inspectFlight(keys[0]!)).toEqual({ kind: 'absent' });
     await coordinator.close();

@@ -1,7 +1,11 @@
 import { jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { SingleFlight, type AcquireOutcome } from '@oncely/core';
-import { InvalidRedisOptionError, RedisFlightCoordinator } from '@oncely/redis';
+import {
+  InvalidRedisOptionError,
+  RedisFlightCoordinator,
+  type RedisFlightCoordinatorOptions,
+} from '@oncely/redis';
 import { requireService, services } from '@oncely/testing-kit';
 import { Redis } from 'ioredis';
 import { flightKey } from '../../src/flight/flight-keys.js';
@@ -23,7 +27,7 @@ describe('RedisFlightCoordinator near cache', () => {
   let redis: Redis;
 
   /** A coordinator on its own client: another process, as far as notices go. */
-  async function process(options: { nearCache?: { maxEntries?: number } | false } = {}) {
+  async function process(options: Pick<RedisFlightCoordinatorOptions, 'nearCache'> = {}) {
     const client = new Redis({ ...services.redis, connectionName: `near-${randomUUID()}` });
     const coordinator = new RedisFlightCoordinator(client, {
       keyPrefix: prefix,
@@ -171,9 +175,24 @@ describe('RedisFlightCoordinator near cache', () => {
     expect(coordinator.nearCacheSize).toBe(3);
   });
 
-  it('refuses a maxEntries that is not a positive integer', () => {
-    expect(
-      () => new RedisFlightCoordinator(redis, { keyPrefix: prefix, nearCache: { maxEntries: 0 } }),
-    ).toThrow(InvalidRedisOptionError);
+  it('keeps no outcome larger than maxChars, and at most maxChars in all', async () => {
+    const { coordinator } = await process({ nearCache: { maxChars: 10 } });
+    const [small, other, large] = [randomUUID(), randomUUID(), randomUUID()];
+    await lead(coordinator, small, '123456');
+    await lead(coordinator, other, '7890');
+    expect(coordinator.nearCacheSize).toBe(2);
+    await lead(coordinator, large, 'x'.repeat(11));
+    expect(coordinator.nearCacheSize).toBe(2);
+    await lead(coordinator, randomUUID(), 'y');
+    // 6 + 4 + 1 > 10: the least recently used went.
+    expect(coordinator.nearCacheSize).toBe(2);
+  });
+
+  it('refuses bounds that are not positive integers', () => {
+    for (const nearCache of [{ maxEntries: 0 }, { maxChars: 1.5 }]) {
+      expect(() => new RedisFlightCoordinator(redis, { keyPrefix: prefix, nearCache })).toThrow(
+        InvalidRedisOptionError,
+      );
+    }
   });
 });
