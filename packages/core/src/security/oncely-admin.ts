@@ -185,9 +185,14 @@ export class OncelyAdmin {
     }
     const identity = identityOf(target);
     const record = await listing.deleteRecord(identity);
-    const flight =
-      identity !== target && this.#flights ? await this.#flights.evictResult(target) : false;
-    return { records: record ? 1 : 0, flights: flight ? 1 : 0 };
+    // The idempotency guard's flight caches the replay too: left alone, it would keep answering.
+    const flights = this.#flights
+      ? await countDeleted(
+          identity !== target ? [guardFlightKey(identity), target] : [guardFlightKey(identity)],
+          (key) => this.#flights!.evictResult(key),
+        )
+      : 0;
+    return { records: record ? 1 : 0, flights };
   }
 
   #recordListing(): IdempotencyRecordListing {

@@ -130,4 +130,25 @@ describe('OncelyAdmin.forceRelease of a key whose handler still runs (Redis + Po
       expect(await backends.effectRows(ref)).toBe(effectRows);
     },
   );
+
+  it('purge of a completed key: the record and the cached replay of its guard go, so the retry runs again', async () => {
+    const key = randomUUID();
+    const ref = randomUUID();
+    app.get(Gates).open(ref);
+    expect((await post('/payments', key, ref)).body).toEqual({ ref, run: 1 });
+    const replayed = await post('/payments', key, ref);
+    expect(replayed.headers['idempotent-replayed']).toBe('true');
+    const identity = backends.events.findLast(
+      (event) => event.outcome === 'replayed' && event.operation?.includes(':pay:'),
+    )?.key;
+    expect(identity).toBeDefined();
+
+    expect(await admin.purge(identity!)).toEqual({ records: 1, flights: 1 });
+
+    const retried = await post('/payments', key, ref);
+    expect(retried.status).toBe(201);
+    expect(retried.headers['idempotent-replayed']).toBeUndefined();
+    expect(retried.body).toEqual({ ref, run: 2 });
+    expect(app.get(Executions).of(ref)).toBe(2);
+  });
 });
