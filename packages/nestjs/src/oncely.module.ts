@@ -117,9 +117,12 @@ export class OncelyModule
     await this.runtime.registerClaims((message) => this.#logger.warn(message));
   }
 
-  /** Nest's shutdown hook: cancels the standbys while the connections they use are still open. */
+  /**
+   * Nest's shutdown hook: cancels the standbys and withdraws the app's claims while the
+   * connections they use are still open.
+   */
   async beforeApplicationShutdown(): Promise<void> {
-    await this.runtime.stopStandbys();
+    await Promise.all([this.runtime.stopStandbys(), this.runtime.withdrawClaims()]);
   }
 
   /**

@@ -99,6 +99,11 @@ export class OncelyRuntime {
     return this.engine.registerClaims(warn);
   }
 
+  /** Stops renewing the app's claims and withdraws them (`OncelyEngine.withdrawClaims`). */
+  withdrawClaims(): Promise<void> {
+    return this.engine.withdrawClaims();
+  }
+
   /**
    * Cancels the standbys of refused provider-method calls (`StandbyRegistry`) and waits for those
    * calling right now; none starts afterwards. Called before the app closes its connections.

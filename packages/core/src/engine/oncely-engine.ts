@@ -75,6 +75,12 @@ export interface OncelyEngine {
    */
   registerClaims(warn?: (message: string) => void): Promise<void>;
   /**
+   * Stops renewing this instance's claims and withdraws them (other replicas' stay); `close()`
+   * does it too. Call it while the clients the registries use are still open: the Nest module
+   * does before the app's own shutdown hooks close connections.
+   */
+  withdrawClaims(): Promise<void>;
+  /**
    * Withdraws this instance's claims (other replicas' stay), then closes the coordinator and
    * store (each closes only the clients it created). Idempotent.
    */
@@ -225,10 +231,14 @@ class Engine implements OncelyEngine {
     }
   }
 
+  async withdrawClaims(): Promise<void> {
+    await this.#heartbeat?.stop();
+  }
+
   close(): Promise<void> {
     this.#closing ??= (async () => {
       // Withdrawn first, while the clients the registries use are still open.
-      await this.#heartbeat?.stop();
+      await this.withdrawClaims();
       await Promise.allSettled(this.parts.owned.map((resource) => resource.close()));
     })();
     return this.#closing;

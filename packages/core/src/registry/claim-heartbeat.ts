@@ -78,7 +78,10 @@ export class ClaimHeartbeat {
     this.#timer.unref();
   }
 
-  /** Stops renewing and withdraws this instance's entries; other instances' entries stay. */
+  /**
+   * Stops renewing and withdraws this instance's entries; other instances' entries stay. Calling
+   * it again withdraws nothing more.
+   */
   async stop(): Promise<void> {
     this.#stopped = true;
     clearInterval(this.#timer);
