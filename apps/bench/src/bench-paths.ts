@@ -5,4 +5,7 @@ export const benchRoot = fileURLToPath(new URL('../', import.meta.url));
 export const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 export const resultsDir = fileURLToPath(new URL('../results/', import.meta.url));
 export const peerDir = fileURLToPath(new URL('../peers/node-idempotency/', import.meta.url));
+export const expressPeerDir = fileURLToPath(
+  new URL('../peers/express-idempotency/', import.meta.url),
+);
 export const serversDir = fileURLToPath(new URL('./servers/', import.meta.url));

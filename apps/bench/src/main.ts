@@ -1,8 +1,9 @@
 /**
  * `npm run bench [-- <scenario>…]`: oncely side by side with a bare route and with
- * @node-idempotency/nestjs, on a redis-server of its own (so command counts are ours only).
- * Scenarios: bare, singleflight-miss, singleflight-hit, idempotent-miss, idempotent-replay,
- * peer-miss, peer-replay (or `http` for all of those), coalesce, memory; none means all.
+ * @node-idempotency/nestjs (and, on plain Express, with express-idempotency), on a redis-server of
+ * its own (so command counts are ours only). Scenarios: bare, singleflight-miss, singleflight-hit,
+ * idempotent-miss, idempotent-replay, peer-miss, peer-replay, pg-write, plain-express (or `http`
+ * for all of those), coalesce, memory; none means all.
  */
 import {
   requireService,
@@ -17,7 +18,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DataSource } from 'typeorm';
-import { peerDir, repoRoot, resultsDir } from './bench-paths.js';
+import { expressPeerDir, peerDir, repoRoot, resultsDir } from './bench-paths.js';
 import { checkTargets, markdownReport, type BenchResults, type Machine } from './bench-report.js';
 import { benchSettingsFromEnv } from './bench-settings.js';
 import { runCoalesceBench, type CoalesceSummary } from './coalesce-bench.js';
@@ -81,13 +82,16 @@ async function main(): Promise<void> {
     [...scenarios].filter((s): s is HttpScenario => HTTP_SCENARIOS.includes(s as HttpScenario)),
   );
   const wantsPeer = http.has('peer-miss') || http.has('peer-replay');
-  const postgres = http.has('idempotent-miss') || http.has('idempotent-replay');
+  const wantsExpressPeer = http.has('plain-express') && settings.platforms.includes('express');
+  const postgres =
+    http.has('idempotent-miss') || http.has('idempotent-replay') || http.has('pg-write');
   log(`oncely bench: ${[...scenarios].join(', ')}`);
   log(
     `settings: ${JSON.stringify(settings)}; load average ${startedLoad.map((n) => n.toFixed(2)).join(' ')}`,
   );
 
-  if (wantsPeer) ensurePeerInstalled();
+  if (wantsPeer) ensurePeerInstalled(peerDir, '@node-idempotency/nestjs');
+  if (wantsExpressPeer) ensurePeerInstalled(expressPeerDir, 'express-idempotency');
   if (postgres) await requireService('postgres');
   const redisServer = await startRedisServer();
   const redis = new Redis({ host: redisServer.host, port: redisServer.port });
@@ -129,6 +133,12 @@ async function main(): Promise<void> {
         '@node-idempotency/storage-adapter-redis': packageVersion(
           peerDir,
           '@node-idempotency/storage-adapter-redis',
+        ),
+        express: packageVersion(repoRoot, 'express'),
+        'express-idempotency': packageVersion(expressPeerDir, 'express-idempotency'),
+        'express-idempotency-redis-adapter': packageVersion(
+          expressPeerDir,
+          'express-idempotency-redis-adapter',
         ),
         ioredis: packageVersion(repoRoot, 'ioredis'),
         typeorm: packageVersion(repoRoot, 'typeorm'),

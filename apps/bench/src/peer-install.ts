@@ -1,14 +1,14 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { peerDir } from './bench-paths.js';
 
 /**
- * The peer runs on Nest 10 with its own pinned dependencies, installed next to it (never hoisted
- * into the workspace). A fresh clone has none yet: install them from its lockfile once.
+ * Each peer runs with its own pinned dependencies, installed next to it (never hoisted into the
+ * workspace): @node-idempotency/nestjs needs Nest 10. A fresh clone has none yet: install them
+ * from the peer's lockfile once. `marker` is a package the peer's `node_modules` then holds.
  */
-export function ensurePeerInstalled(): void {
-  if (existsSync(path.join(peerDir, 'node_modules', '@node-idempotency', 'nestjs'))) return;
+export function ensurePeerInstalled(peerDir: string, marker: string): void {
+  if (existsSync(path.join(peerDir, 'node_modules', marker))) return;
   console.log(`Installing the peer's pinned dependencies in ${peerDir} (first run only)…`);
   const result = spawnSync('npm', ['ci', '--no-workspaces', '--no-audit', '--no-fund'], {
     cwd: peerDir,

@@ -1,17 +1,20 @@
 /**
  * The bench handler behind `@SingleFlight` and `@IdempotentKey` (records on the Redis record
- * store or on PostgreSQL), plus the 200 ms route of the `coalesce` scenario.
+ * store or on PostgreSQL), plus the 200 ms route of the `coalesce` scenario. On PostgreSQL also
+ * the routes that write an order row like `bare-pg-write`: in a transaction of their own beside
+ * the record, and `transactional: true` (record and row in one transaction).
  */
 import 'reflect-metadata';
 import { Body, Controller, Get, Module, Post } from '@nestjs/common';
-import { IdempotentKey, OncelyModule, SingleFlight } from '@oncely/nestjs';
+import { IdempotencyManager, IdempotentKey, OncelyModule, SingleFlight } from '@oncely/nestjs';
 import type { IdempotencyRecordStore } from '@oncely/core';
 import { RedisFlightCoordinator, RedisIdempotencyRecordStore } from '@oncely/redis';
 import { TypeOrmIdempotencyRecordStore, withIdempotencyRecords } from '@oncely/typeorm';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { acceptOrder, preciseNow } from './bench-handler.js';
+import { createOrderTable, insertOrder, postgresConnection } from './business-row.js';
 import { listen } from './listen.js';
 import { serverConfigFromEnv } from './server-config.js';
 
@@ -53,26 +56,45 @@ class OncelyBenchController {
   }
 }
 
-async function recordStore(): Promise<IdempotencyRecordStore> {
-  if (config.store === 'redis') {
-    return new RedisIdempotencyRecordStore(redis, { keyPrefix: config.keyPrefix });
-  }
-  const source = new DataSource(
-    withIdempotencyRecords({
-      type: 'postgres',
-      host: process.env.PGHOST ?? '127.0.0.1',
-      port: Number(process.env.PGPORT ?? 5432),
-      username: process.env.PGUSER ?? 'postgres',
-      password: process.env.PGPASSWORD ?? '',
-      database: process.env.PGDATABASE ?? 'test',
-      schema: config.postgresSchema,
-      poolSize: 20,
-    }),
-  );
+/** The records' (and the order rows') database, when the records are on PostgreSQL. */
+async function postgresSource(): Promise<DataSource | undefined> {
+  if (config.store !== 'postgres') return undefined;
+  const source = new DataSource(withIdempotencyRecords(postgresConnection(config.postgresSchema)));
   await source.initialize();
-  await source.query(`CREATE SCHEMA IF NOT EXISTS "${config.postgresSchema}"`);
+  await createOrderTable(source, config.postgresSchema);
   await source.runMigrations();
-  return new TypeOrmIdempotencyRecordStore(source);
+  return source;
+}
+
+const postgres = await postgresSource();
+
+function recordStore(): IdempotencyRecordStore {
+  if (!postgres) return new RedisIdempotencyRecordStore(redis, { keyPrefix: config.keyPrefix });
+  return new TypeOrmIdempotencyRecordStore(postgres);
+}
+
+@Controller()
+class PostgresWriteController {
+  /** The record beside the row: the row commits in its own transaction, as on `bare-pg-write`. */
+  @Post('idem-write')
+  @IdempotentKey({ operation: 'bench-idem-write', scope: 'headers.x-tenant' })
+  async write(@Body() body: Record<string, unknown>) {
+    const order = acceptOrder(body);
+    await postgres!.transaction((manager) => insertOrder(manager, config.postgresSchema, order));
+    return order;
+  }
+
+  /** Record and row in one transaction: the row is written through the call's manager. */
+  @Post('idem-tx')
+  @IdempotentKey({ operation: 'bench-idem-tx', scope: 'headers.x-tenant', transactional: true })
+  async transactional(
+    @Body() body: Record<string, unknown>,
+    @IdempotencyManager() manager: EntityManager,
+  ) {
+    const order = acceptOrder(body);
+    await insertOrder(manager, config.postgresSchema, order);
+    return order;
+  }
 }
 
 @Module({
@@ -80,7 +102,7 @@ async function recordStore(): Promise<IdempotencyRecordStore> {
     OncelyModule.forRoot({
       namespace: 'bench',
       coordinator: new RedisFlightCoordinator(redis, { keyPrefix: config.keyPrefix }),
-      store: await recordStore(),
+      store: recordStore(),
       events: (event) => {
         // Runs on every call of every contender route: the cheap test first.
         if (event.outcome === 'shared' && event.operation === SLOW_OPERATION) {
@@ -89,7 +111,9 @@ async function recordStore(): Promise<IdempotencyRecordStore> {
       },
     }),
   ],
-  controllers: [OncelyBenchController],
+  controllers: postgres
+    ? [OncelyBenchController, PostgresWriteController]
+    : [OncelyBenchController],
 })
 class OncelyBenchModule {}
 

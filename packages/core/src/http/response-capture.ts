@@ -1,6 +1,6 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import type { StoredBody } from '../record/stored-response.js';
 import type { HttpResponse } from './http-response.js';
+import { carriesBody, sentBodyOf } from './sent-body.js';
 import { headerFields } from './replay-header-policy.js';
 import { PayloadTooLargeError } from './request-rejected.errors.js';
 import { writeHttpResponse } from './response-writer.js';
@@ -37,8 +37,6 @@ const HOLDING_METHODS = ['write', 'end', 'writeHead', 'flushHeaders'] as const;
 const SEALED_METHODS = [...HOLDING_METHODS, 'setHeader', 'removeHeader', 'appendHeader'] as const;
 type Patched = (typeof SEALED_METHODS)[number];
 
-const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
-
 /**
  * Holds back what an app writes on a raw `node:http` response (Express's `res`, Fastify's
  * `reply.raw`) so oncely can keep it, share it or replace it, and then sends it whole or not at
@@ -52,6 +50,15 @@ export class ResponseCapture {
   readonly #route: string;
   readonly #maxBytes: number;
   readonly #saved = new Map<Patched, { readonly own: boolean; readonly value: unknown }>();
+  /**
+   * What the patched methods do: `pass` calls the app's own, `hold` holds back, `seal` swallows.
+   * `res` is patched once, then only switches modes: deleting methods at every step would make
+   * V8 turn each response into a slow dictionary-mode object. Empty `#dispatchers`: unpatched.
+   */
+  #mode: 'pass' | 'hold' | 'seal' = 'pass';
+  readonly #dispatchers = new Map<Patched, Method>();
+  #holding: Partial<Record<Patched, Method>> | undefined;
+  #sealed: Record<Patched, Method> | undefined;
   #state: State = 'idle';
   #appEnded = false;
   #chunks: Buffer[] = [];
@@ -94,7 +101,8 @@ export class ResponseCapture {
     if (this.#state === 'idle') {
       this.#initial = { status: this.#res.statusCode, headers: this.#res.getHeaders() };
       this.#state = 'holding';
-      this.#install(this.#holdingMethods());
+      this.#holding ??= this.#holdingMethods();
+      this.#enter('hold');
     }
     return this.#promise;
   }
@@ -330,11 +338,17 @@ export class ResponseCapture {
     });
   }
 
-  /** Writes with the original methods, then swallows whatever the app writes afterwards. */
+  /**
+   * Writes with the app's methods from before the capture (dropping anything patched over them
+   * since, e.g. an inner capture), then swallows what the app writes afterwards.
+   */
   #send(write: () => void): void {
     this.#state = 'sent';
     this.#held = undefined;
-    this.#restore();
+    this.#mode = 'pass';
+    const res = this.#res as unknown as Record<Patched, unknown>;
+    const patched = this.#dispatchers.size > 0;
+    if (patched) for (const [name, saved] of this.#saved) res[name] = saved.value;
     try {
       write();
     } catch {
@@ -342,52 +356,45 @@ export class ResponseCapture {
       // would without oncely; a half-written response must not stay open.
       this.#res.destroy();
     }
+    if (patched) for (const [name, dispatch] of this.#dispatchers) res[name] = dispatch;
     this.#seal();
   }
 
   #seal(): void {
-    this.#install(this.#sealedMethods());
+    this.#sealed ??= this.#sealedMethods();
+    this.#enter('seal');
   }
 
-  #install(methods: Partial<Record<Patched, Method>>): void {
+  #enter(mode: 'hold' | 'seal'): void {
+    if (this.#dispatchers.size === 0) this.#patch();
+    this.#mode = mode;
+  }
+
+  /** Replaces the instance's methods, once, by ones that do what the current mode says. */
+  #patch(): void {
     const res = this.#res as unknown as Record<Patched, unknown>;
-    if (this.#saved.size === 0) {
-      for (const name of SEALED_METHODS) {
-        this.#saved.set(name, { own: Object.hasOwn(res, name), value: res[name] });
-      }
+    for (const name of SEALED_METHODS) {
+      const original = res[name] as Method;
+      this.#saved.set(name, { own: Object.hasOwn(res, name), value: original });
+      const dispatch = (...args: unknown[]) => {
+        const methods = this.#mode === 'hold' ? this.#holding : this.#sealed;
+        const method = this.#mode === 'pass' ? undefined : methods?.[name];
+        return method ? method(...args) : original.apply(this.#res, args);
+      };
+      this.#dispatchers.set(name, dispatch);
+      res[name] = dispatch;
     }
-    for (const [name, method] of Object.entries(methods)) res[name as Patched] = method;
   }
 
+  /** Puts the instance's own methods back as they were (own properties included). */
   #restore(): void {
+    this.#mode = 'pass';
+    if (this.#dispatchers.size === 0) return;
+    this.#dispatchers.clear();
     const res = this.#res as unknown as Record<Patched, unknown>;
     for (const [name, saved] of this.#saved) {
       if (saved.own) res[name] = saved.value;
       else delete res[name];
     }
   }
-}
-
-/** Node sends no body on `HEAD`, 1xx, 204 and 304; neither is one kept. */
-function carriesBody(res: ServerResponse, status: number): boolean {
-  if ((res.req as { method?: string } | undefined)?.method === 'HEAD') return false;
-  return status >= 200 && status !== 204 && status !== 304;
-}
-
-/**
- * JSON is kept as a value (readable in the record) only when re-serialising it gives back the
- * exact bytes sent; anything else is kept as bytes, so every replay is byte for byte the same.
- */
-function sentBodyOf(bytes: Buffer, contentType: unknown): StoredBody {
-  if (bytes.length === 0) return { kind: 'empty' };
-  if (typeof contentType === 'string' && JSON_TYPE.test(contentType)) {
-    const text = bytes.toString('utf8');
-    try {
-      const value: unknown = JSON.parse(text);
-      if (JSON.stringify(value) === text) return { kind: 'json', value };
-    } catch {
-      // Not JSON after all: kept as bytes below.
-    }
-  }
-  return { kind: 'bytes', value: bytes };
 }
