@@ -27,5 +27,10 @@ export interface RedisIdempotencyRecordStoreOptions {
    * Least recently used entries go beyond `maxEntries` (default 10 000). `false` turns it off:
    * every replay reads Redis, and the store opens no subscriber connection.
    */
-  readonly nearCache?: { readonly maxEntries?: number } | false;
+  readonly nearCache?:
+    | {
+        /** Completed records kept at most (default 10 000); the least recently used go first. */
+        readonly maxEntries?: number;
+      }
+    | false;
 }

@@ -7,8 +7,11 @@ import { decodeRecordHead } from '../record/record-value.js';
  * record listing port).
  */
 export interface RecordSummary {
+  /** The record identity (the business key without its fingerprint). */
   readonly identity: string;
+  /** SHA-256 hex of the identity: the key's hash tag. */
   readonly keyHash: string;
+  /** Claimed and running, or completed with a stored response. */
   readonly kind: 'in_progress' | 'completed';
   /** The claiming service, when the record carries one. */
   readonly owner?: string;
