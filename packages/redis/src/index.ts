@@ -20,6 +20,8 @@ export type { FlightInspection } from '@oncely/core';
 export { RedisIdempotencyRecordStore } from './record/redis-idempotency-record.store.js';
 /** Options of `RedisIdempotencyRecordStore`: key prefix, legacy records, near cache. */
 export type { RedisIdempotencyRecordStoreOptions } from './record/redis-idempotency-record-store.options.js';
+/** What `RedisIdempotencyRecordStore.nearCacheStats` reports. */
+export type { NearCacheStats } from './record/record-near-cache.js';
 
 /** Where a record lives: its key, one operation's `SCAN MATCH` glob, a scanned key's hash. */
 export { recordKey, recordKeyHashOf, recordKeyPattern } from './record/record-key.js';

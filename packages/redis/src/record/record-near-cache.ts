@@ -13,6 +13,14 @@ export interface NearRecord {
   readonly expiresAt: number;
 }
 
+/** What `RedisIdempotencyRecordStore.nearCacheStats` reports. */
+export interface NearCacheStats {
+  /** Completed records held. */
+  readonly entries: number;
+  /** Whether they are served: the notice subscription is confirmed. */
+  readonly listening: boolean;
+}
+
 /**
  * The record notices channel of a key prefix. A message is the identity whose record an operator
  * deleted, or '' when every near-cached record must go (a bulk purge).
@@ -105,7 +113,7 @@ export class RecordNearCache {
   }
 
   /** Entries held, and whether they are served (the subscription is confirmed). */
-  stats(): { readonly entries: number; readonly listening: boolean } {
+  stats(): NearCacheStats {
     return { entries: this.#entries.size, listening: this.#listening };
   }
 

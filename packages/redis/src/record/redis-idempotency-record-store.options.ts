@@ -29,7 +29,7 @@ export interface RedisIdempotencyRecordStoreOptions {
    */
   readonly nearCache?:
     | {
-        /** Most completed records held (default 10 000). */
+        /** Completed records kept at most (default 10 000); the least recently used go first. */
         readonly maxEntries?: number;
       }
     | false;

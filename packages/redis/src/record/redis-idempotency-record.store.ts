@@ -16,7 +16,7 @@ import { keyPrefix } from '../connection/key-prefix.js';
 import { createClient, duplicateForNotices, isClient } from '../connection/redis-clients.js';
 import type { RedisConnection } from '../connection/redis-connection.js';
 import { recordKeys, type RecordKeys } from './record-key.js';
-import { RecordNearCache, recordNoticesChannel } from './record-near-cache.js';
+import { RecordNearCache, recordNoticesChannel, type NearCacheStats } from './record-near-cache.js';
 import { answerOf, responseOf } from './record-outcome.js';
 import { defineRecordScripts, type BeginReply, type RecordScripts } from './record-scripts.js';
 import { recordTail, responsePart } from './record-value.js';
@@ -106,11 +106,12 @@ export class RedisIdempotencyRecordStore implements IdempotencyRecordStore, Clai
       () => duplicateForNotices(client),
     ));
     // A client that ends ends the store: its subscriber must not keep the process alive.
-    const closeNearCache = (this.closeNearCache = () => {
-      client.off('end', closeNearCache);
+    const closers = closersOnEnd(client);
+    this.closeNearCache = () => {
+      closers.delete(this.closeNearCache);
       nearCache.close();
-    });
-    client.once('end', closeNearCache);
+    };
+    closers.add(this.closeNearCache);
   }
 
   async begin(identity: string, digest: string, options: BeginOptions): Promise<BeginOutcome> {
@@ -299,14 +300,7 @@ export class RedisIdempotencyRecordStore implements IdempotencyRecordStore, Clai
    * The near cache's state: entries held, and whether they are served (its notice subscription
    * is confirmed); `undefined` when `nearCache` is off.
    */
-  nearCacheStats():
-    | {
-        /** Records held now. */
-        readonly entries: number;
-        /** Whether the record notices subscription is confirmed, so copies can be served. */
-        readonly listening: boolean;
-      }
-    | undefined {
+  nearCacheStats(): NearCacheStats | undefined {
     return this.nearCache?.stats();
   }
 
@@ -320,6 +314,22 @@ export class RedisIdempotencyRecordStore implements IdempotencyRecordStore, Clai
 /** The begin scripts' service and shared arguments: '' compares no owners. */
 function ownersOf(options: BeginOptions): [string, string] {
   return [options.owner ?? '', options.shared === true ? '1' : '0'];
+}
+
+/** Near caches to close when a client ends, one 'end' listener per client however many stores. */
+const nearCachesByClient = new WeakMap<Redis | Cluster, Set<() => void>>();
+
+function closersOnEnd(client: Redis | Cluster): Set<() => void> {
+  let closers = nearCachesByClient.get(client);
+  if (closers === undefined) {
+    const created = (closers = new Set());
+    nearCachesByClient.set(client, created);
+    client.once('end', () => {
+      nearCachesByClient.delete(client);
+      for (const close of [...created]) close();
+    });
+  }
+  return closers;
 }
 
 /** The owner options back from the scripts' arguments. */

@@ -198,7 +198,11 @@ describe('Redis round trips per idempotent call on the Redis record store', () =
     server = await startRedisServer();
     admin = new Redis({ host: server.host, port: server.port });
     coordinator = new RedisFlightCoordinator({ host: server.host, port: server.port });
-    store = new RedisIdempotencyRecordStore({ host: server.host, port: server.port });
+    // Replays served by Redis are what is counted here; the near cache's are in its own spec.
+    store = new RedisIdempotencyRecordStore(
+      { host: server.host, port: server.port },
+      { nearCache: false },
+    );
     await coordinator.connect();
   });
 

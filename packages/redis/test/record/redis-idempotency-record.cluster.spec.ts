@@ -1,7 +1,9 @@
 import { Cluster } from 'ioredis';
 import type { BeginOutcome, StoredResponse } from '@oncely/core';
 import { idempotencyRecordStoreContract } from '@oncely/core/testing';
-import { RedisIdempotencyRecordStore } from '@oncely/redis';
+import { recordKeyHash } from '@oncely/core/adapter';
+import { RedisIdempotencyRecordAdmin, RedisIdempotencyRecordStore } from '@oncely/redis';
+import { eventually } from '../support/redis-test-keys.js';
 import { startRedisCluster, stopAllRedisServers, type RedisCluster } from '@oncely/testing-kit';
 
 const options = { leaseTtlMs: 30_000, retentionMs: 60_000 };
@@ -102,6 +104,55 @@ describe('RedisIdempotencyRecordStore on a Redis Cluster', () => {
     } finally {
       await Promise.all(clients.map((own) => own.quit()));
     }
+  });
+
+  it("lists one operation's live records on every master, and deletes one with a notice every store hears", async () => {
+    const admin = new RedisIdempotencyRecordAdmin(client);
+    const v1 = Array.from({ length: 30 }, (_, i) => `shop:ship:v1:tenant-${i}:s-${i}`);
+    const v2 = Array.from({ length: 6 }, (_, i) => `shop:ship:v2:tenant-${i}:s-${i}`);
+    const running = 'shop:ship:v1:tenant-r:s-running';
+    for (const identity of [...v1, ...v2]) {
+      const outcome = await store.begin(identity, 'digest-a', { ...options, owner: 'shipping' });
+      if (outcome.kind !== 'acquired') throw new Error(`expected acquired, got ${outcome.kind}`);
+      await store.complete(outcome.lease, response);
+    }
+    expect((await store.begin(running, 'digest-a', options)).kind).toBe('acquired');
+    await store.begin('shop:shipment:v1:tenant-0:other', 'digest-a', options);
+    const list = async (operation: string) => {
+      const found = [];
+      for await (const summary of admin.listRecords(operation, { batchSize: 5 })) {
+        found.push(summary);
+      }
+      return found;
+    };
+
+    const listed = await list('shop:ship:v1');
+    expect(listed.map(({ identity }) => identity).sort()).toEqual([...v1, running].sort());
+    const one = listed.find(({ identity }) => identity === v1[0])!;
+    expect(one).toEqual({
+      identity: v1[0],
+      keyHash: recordKeyHash(v1[0]!),
+      kind: 'completed',
+      owner: 'shipping',
+      expiresAt: expect.any(Date),
+    });
+    expect(one.expiresAt.getTime() - Date.now()).toBeGreaterThan(options.retentionMs - 5_000);
+    expect(listed.find(({ identity }) => identity === running)?.kind).toBe('in_progress');
+    expect(await list('shop:ship')).toHaveLength(v1.length + v2.length + 1);
+    const mastersHolding = await Promise.all(
+      client.nodes('master').map(async (node) => (await node.dbsize()) > 0),
+    );
+    expect(mastersHolding).toEqual([true, true, true]);
+
+    await eventually(() => store.nearCacheStats()?.listening === true, 'the subscription');
+    expect((await store.begin(v1[1]!, 'digest-a', options)).kind).toBe('replay');
+    expect(await admin.deleteRecord(v1[1]!)).toBe(true);
+    await eventually(
+      async () => (await store.begin(v1[1]!, 'digest-a', options)).kind === 'acquired',
+      'the deletion notice',
+    );
+    expect(await admin.deleteRecord(v1[1]!)).toBe(true);
+    expect(await admin.deleteRecord(v1[1]!)).toBe(false);
   });
 
   it('creates, uses and closes its own cluster client from cluster nodes', async () => {
