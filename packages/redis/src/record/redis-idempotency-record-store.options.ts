@@ -25,7 +25,8 @@ export interface RedisIdempotencyRecordStoreOptions {
    * on one connection of its own, and serves nothing while that subscription is not confirmed
    * (everything is flushed whenever it drops or is made again, since notices can be lost).
    * Least recently used entries go beyond `maxEntries` (default 10 000). `false` turns it off:
-   * every replay reads Redis, and the store opens no subscriber connection.
+   * every replay reads Redis, and the store opens no subscriber connection. Always off on a
+   * Redis Cluster client, whose subscriber can move to another node without a signal to flush on.
    */
   readonly nearCache?:
     | {

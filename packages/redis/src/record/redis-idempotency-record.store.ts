@@ -95,7 +95,9 @@ export class RedisIdempotencyRecordStore implements IdempotencyRecordStore, Clai
     this.ownsClient = !isClient(connection);
     const client = (this.client = isClient(connection) ? connection : createClient(connection));
     this.scripts = defineRecordScripts(client);
-    if (maxEntries === undefined) {
+    // ioredis moves a Cluster's subscriber to another node without an event to flush on, so
+    // notices lost on the way could leave a deleted record served: no near cache there.
+    if (maxEntries === undefined || client.isCluster) {
       this.nearCache = undefined;
       this.closeNearCache = () => undefined;
       return;
