@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { isSessionEnded } from './record-dialect.js';
-import type { StatementResult } from './record-connection.js';
+import type { StatementResult } from './statement-result.js';
 
 /** The part of a node-postgres pool and client the record store uses. */
 interface PgPool {

@@ -10,15 +10,13 @@ import {
   type RecordDialect,
 } from './record-dialect.js';
 import { postgresPoolStatement } from './postgres-pool-statement.js';
+import type { StatementResult } from './statement-result.js';
 import { RecordStatements } from './record-statements.js';
 import { qualifiedRecordTable } from './record-table.js';
 import { SerialQueue } from './serial-queue.js';
 import { UninitializedDataSourceError } from './uninitialized-data-source.error.js';
 
-export interface StatementResult {
-  readonly records: unknown[];
-  readonly affected: number;
-}
+export type { StatementResult } from './statement-result.js';
 
 /**
  * better-sqlite3 gives a DataSource a single connection that every query runner shares, so a
