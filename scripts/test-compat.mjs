@@ -97,6 +97,20 @@ async function dropTarballIntegrity(app) {
   return changed;
 }
 
+/**
+ * npm trusts what the lockfile says a `file:` tarball depends on, so a dependency added to an
+ * @oncely package would never reach the app's lockfile: `--update` drops those entries first and
+ * lets `npm install` read the tarballs again.
+ */
+async function forgetTarballs(app) {
+  const lockfile = join(compat, app, 'package-lock.json');
+  const lock = JSON.parse(await readFile(lockfile, 'utf8'));
+  for (const [path, entry] of Object.entries(lock.packages ?? {})) {
+    if (entry.resolved?.startsWith('file:')) delete lock.packages[path];
+  }
+  await writeFile(lockfile, `${JSON.stringify(lock, null, 2)}\n`);
+}
+
 async function installedVersions(app, log) {
   const versions = {};
   for (const name of REPORTED) {
@@ -126,6 +140,7 @@ async function testApp(app) {
   const started = Date.now();
   try {
     if (update) {
+      await forgetTarballs(app);
       await run('npm', ['install', '--no-audit', '--no-fund'], cwd, log);
       await dropTarballIntegrity(app);
     } else if (await dropTarballIntegrity(app)) {
