@@ -10,8 +10,13 @@ const PACKAGES = ['core', 'redis', 'typeorm', 'nestjs', 'express', 'cli'] as con
 type PackageName = (typeof PACKAGES)[number];
 
 const run = promisify(execFile);
+// `--explainFiles` lists every declaration file a consumer loads: more than execFile's 1 MiB.
 const node = (args: string[], cwd: string) =>
-  run(process.execPath, args, { cwd, env: { ...process.env, NODE_OPTIONS: '' } });
+  run(process.execPath, args, {
+    cwd,
+    env: { ...process.env, NODE_OPTIONS: '' },
+    maxBuffer: 64 * 1024 * 1024,
+  });
 
 /** Every string target of an `exports` map, conditions and subpaths flattened. */
 function exportTargets(exports: unknown): string[] {

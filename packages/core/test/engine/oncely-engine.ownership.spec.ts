@@ -60,8 +60,9 @@ describe('createOncelyEngine ownership', () => {
       store: new RedisIdempotencyRecordStore(app, { keyPrefix }),
     });
     await coordinator.connect();
-    // The app's client and the coordinator's notice subscriber, duplicated from it.
-    expect(await connections(name)).toBe(2);
+    // The app's client, and the notice subscribers of the coordinator and of the store's near
+    // cache, duplicated from it (the store's connects on its own).
+    await connectionsReach(name, 3);
 
     await engine.close();
 
@@ -84,8 +85,9 @@ describe('createOncelyEngine ownership', () => {
       store: new RedisIdempotencyRecordStore(url, { keyPrefix }),
     });
     await coordinator.connect();
-    // The coordinator's client, its subscriber and the store's client (connecting on its own).
-    await connectionsReach(name, 3);
+    // The coordinator's client and subscriber, the store's client and its near cache's
+    // subscriber (the store's connect on their own).
+    await connectionsReach(name, 4);
 
     await engine.close();
 
@@ -102,7 +104,7 @@ describe('createOncelyEngine ownership', () => {
       store: new RedisIdempotencyRecordStore(options, { keyPrefix }),
     });
     await coordinator.connect();
-    await connectionsReach(name, 3);
+    await connectionsReach(name, 4);
 
     await engine.close();
 
