@@ -9,7 +9,6 @@ import {
   recordDialectOf,
   type RecordDialect,
 } from './record-dialect.js';
-import { postgresPoolStatement } from './postgres-pool-statement.js';
 import type { StatementResult } from './statement-result.js';
 import { RecordStatements } from './record-statements.js';
 import { qualifiedRecordTable } from './record-table.js';
@@ -31,13 +30,7 @@ const sqliteTurns = new WeakMap<DataSource, SerialQueue>();
  * `conflictRetryMs`, with a lost connection turned into `RecordStoreUnavailableError`.
  */
 export class RecordConnection {
-  private prepared?: {
-    dialect: RecordDialect;
-    statements: RecordStatements;
-    turns?: SerialQueue;
-    /** PostgreSQL: auto-committed statements straight on a pooled client, no query runner. */
-    pooled?: (sql: string, parameters: unknown[]) => Promise<StatementResult>;
-  };
+  private prepared?: { dialect: RecordDialect; statements: RecordStatements; turns?: SerialQueue };
 
   constructor(
     private readonly dataSource: DataSource,
@@ -54,14 +47,7 @@ export class RecordConnection {
 
   /** One statement outside any transaction (auto-commit), retried on lock conflicts. */
   execute(sql: string, parameters: unknown[]): Promise<StatementResult> {
-    const { turns, pooled } = this.prepare();
-    if (pooled) {
-      const direct = () =>
-        pooled(sql, parameters).catch((error: unknown) => {
-          throw this.unavailableOr(error);
-        });
-      return this.retryingConflicts(direct, isRetryableConflict);
-    }
+    const { turns } = this.prepare();
     const once = async () => {
       const runner = this.dataSource.createQueryRunner('master');
       try {
@@ -107,7 +93,6 @@ export class RecordConnection {
       dialect,
       statements: new RecordStatements(dialect, table, (name) => driver.escape(name)),
       ...(dialect === 'sqlite' ? { turns: this.sqliteTurns() } : {}),
-      ...(dialect === 'postgres' ? { pooled: postgresPoolStatement(this.dataSource) } : {}),
     };
     return this.prepared;
   }
