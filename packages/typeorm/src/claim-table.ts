@@ -1,5 +1,4 @@
-import type { DataSource } from 'typeorm';
-import { recordDialectOf, type RecordDialect } from './record-dialect.js';
+import type { RecordDialect } from './record-dialect.js';
 
 /** The claims table's name, unqualified: created next to the record table. */
 export const claimTableName = 'oncely_claim';
@@ -37,18 +36,4 @@ export function claimColumns(dialect: RecordDialect): ClaimColumn[] {
     { name: 'claim', type: 'text', ...utf8 },
     { name: 'expires_at', type: 'bigint' },
   ];
-}
-
-/** The claims table on `dataSource`, qualified like the record table (schema or database). */
-export function qualifiedClaimTable(
-  dataSource: DataSource,
-  quote: (part: string) => string = (part) => part,
-): string {
-  const { database, schema, tableName } = dataSource.driver.parseTableName(claimTableName);
-  const dialect = recordDialectOf(dataSource.options.type);
-  const qualifier = dialect === 'postgres' ? schema : dialect === 'mysql' ? database : undefined;
-  return [qualifier, tableName]
-    .filter((part): part is string => Boolean(part))
-    .map(quote)
-    .join('.');
 }

@@ -9,9 +9,11 @@ import {
   recordDialectOf,
   type RecordDialect,
 } from './record-dialect.js';
+import { postgresPoolStatement } from './postgres-pool-statement.js';
 import type { StatementResult } from './statement-result.js';
 import { RecordStatements } from './record-statements.js';
-import { qualifiedRecordTable } from './record-table.js';
+import { qualifiedTable } from './qualified-table.js';
+import { recordTableName } from './record-table.js';
 import { SerialQueue } from './serial-queue.js';
 import { UninitializedDataSourceError } from './uninitialized-data-source.error.js';
 
@@ -30,7 +32,13 @@ const sqliteTurns = new WeakMap<DataSource, SerialQueue>();
  * `conflictRetryMs`, with a lost connection turned into `RecordStoreUnavailableError`.
  */
 export class RecordConnection {
-  private prepared?: { dialect: RecordDialect; statements: RecordStatements; turns?: SerialQueue };
+  private prepared?: {
+    dialect: RecordDialect;
+    statements: RecordStatements;
+    turns?: SerialQueue;
+    /** PostgreSQL: auto-committed statements straight on a pooled client, no query runner. */
+    pooled?: (sql: string, parameters: unknown[]) => Promise<StatementResult>;
+  };
 
   constructor(
     private readonly dataSource: DataSource,
@@ -47,7 +55,14 @@ export class RecordConnection {
 
   /** One statement outside any transaction (auto-commit), retried on lock conflicts. */
   execute(sql: string, parameters: unknown[]): Promise<StatementResult> {
-    const { turns } = this.prepare();
+    const { turns, pooled } = this.prepare();
+    if (pooled) {
+      const direct = () =>
+        pooled(sql, parameters).catch((error: unknown) => {
+          throw this.unavailableOr(error);
+        });
+      return this.retryingConflicts(direct, isRetryableConflict);
+    }
     const once = async () => {
       const runner = this.dataSource.createQueryRunner('master');
       try {
@@ -88,11 +103,12 @@ export class RecordConnection {
     if (!this.dataSource.isInitialized) throw new UninitializedDataSourceError();
     const { driver } = this.dataSource;
     const dialect = recordDialectOf(this.dataSource.options.type);
-    const table = qualifiedRecordTable(this.dataSource, (part) => driver.escape(part));
+    const table = qualifiedTable(this.dataSource, recordTableName, (part) => driver.escape(part));
     this.prepared = {
       dialect,
       statements: new RecordStatements(dialect, table, (name) => driver.escape(name)),
       ...(dialect === 'sqlite' ? { turns: this.sqliteTurns() } : {}),
+      ...(dialect === 'postgres' ? { pooled: postgresPoolStatement(this.dataSource) } : {}),
     };
     return this.prepared;
   }

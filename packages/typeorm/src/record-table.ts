@@ -1,5 +1,4 @@
-import type { DataSource } from 'typeorm';
-import { recordDialectOf, type RecordDialect } from './record-dialect.js';
+import type { RecordDialect } from './record-dialect.js';
 import type { IdempotencyRecord } from './idempotency-record.entity.js';
 
 /** The record table's name, unqualified: it is created in the DataSource's schema or database. */
@@ -8,24 +7,6 @@ export const keyHashIndexName = 'UQ_oncely_idempotency_record_key_hash';
 export const expiresAtIndexName = 'IDX_oncely_idempotency_record_expires_at';
 /** The column added by `AddIdempotencyRecordOwner1798761600000`. */
 export const ownerColumnName = 'owner';
-
-/**
- * The record table's name on `dataSource`, qualified as the store's statements qualify it: by the
- * schema on PostgreSQL, the database on MySQL/MariaDB, not at all on SQLite. Each part is passed
- * through `quote` (the driver's `escape` for SQL, nothing for messages).
- */
-export function qualifiedRecordTable(
-  dataSource: DataSource,
-  quote: (part: string) => string = (part) => part,
-): string {
-  const { database, schema, tableName } = dataSource.driver.parseTableName(recordTableName);
-  const dialect = recordDialectOf(dataSource.options.type);
-  const qualifier = dialect === 'postgres' ? schema : dialect === 'mysql' ? database : undefined;
-  return [qualifier, tableName]
-    .filter((part): part is string => Boolean(part))
-    .map(quote)
-    .join('.');
-}
 
 /** One column, as both the entity schema and the migration declare it. */
 export interface RecordColumn {

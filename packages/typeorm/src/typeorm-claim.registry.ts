@@ -15,7 +15,8 @@ import {
 } from '@oncely/core/adapter';
 import type { DataSource } from 'typeorm';
 import { ClaimTableNotMigratedError } from './claim-table-not-migrated.error.js';
-import { claimTableName, qualifiedClaimTable } from './claim-table.js';
+import { claimTableName } from './claim-table.js';
+import { qualifiedTable } from './qualified-table.js';
 import { isUniqueViolation } from './record-dialect.js';
 import { UnguardedRecordConnection } from './unguarded-record-connection.js';
 import { UninitializedDataSourceError } from './uninitialized-data-source.error.js';
@@ -117,7 +118,7 @@ export class TypeOrmClaimRegistry implements ClaimRegistry {
       const runner = this.dataSource.createQueryRunner();
       try {
         if (!(await runner.hasTable(claimTableName))) {
-          throw new ClaimTableNotMigratedError(qualifiedClaimTable(this.dataSource));
+          throw new ClaimTableNotMigratedError(qualifiedTable(this.dataSource, claimTableName));
         }
       } finally {
         await runner.release();
@@ -131,7 +132,7 @@ export class TypeOrmClaimRegistry implements ClaimRegistry {
     if (this.statementsBuilt) return this.statementsBuilt;
     const { driver } = this.dataSource;
     const c = (name: string) => driver.escape(name);
-    const table = qualifiedClaimTable(this.dataSource, c);
+    const table = qualifiedTable(this.dataSource, claimTableName, c);
     const postgres = this.connection.dialect === 'postgres';
     const sql = (text: string) => {
       let index = 0;

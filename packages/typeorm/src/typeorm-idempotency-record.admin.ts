@@ -11,7 +11,8 @@ import { decodeStoredResponse, recordKeyHash, systemClock, type Clock } from '@o
 import { setTimeout as delay } from 'node:timers/promises';
 import type { DataSource, QueryRunner } from 'typeorm';
 import { recordDialectOf } from './record-dialect.js';
-import { qualifiedRecordTable } from './record-table.js';
+import { qualifiedTable } from './qualified-table.js';
+import { recordTableName } from './record-table.js';
 import { UninitializedDataSourceError } from './uninitialized-data-source.error.js';
 
 /** How long a release may wait on a row lock before the holder is ended (ms). */
@@ -202,7 +203,7 @@ export class TypeOrmIdempotencyRecordAdmin
   #table(): string {
     if (!this.dataSource.isInitialized) throw new UninitializedDataSourceError();
     const { driver } = this.dataSource;
-    return qualifiedRecordTable(this.dataSource, (part) => driver.escape(part));
+    return qualifiedTable(this.dataSource, recordTableName, (part) => driver.escape(part));
   }
 
   #c(name: string): string {

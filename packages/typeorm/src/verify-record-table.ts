@@ -1,7 +1,8 @@
 import type { DataSource, Table } from 'typeorm';
 import { recordDialectOf } from './record-dialect.js';
 import { RecordTableNotMigratedError } from './record-table-not-migrated.error.js';
-import { qualifiedRecordTable, recordColumns, recordTableName } from './record-table.js';
+import { qualifiedTable } from './qualified-table.js';
+import { recordColumns, recordTableName } from './record-table.js';
 import { UninitializedDataSourceError } from './uninitialized-data-source.error.js';
 
 /**
@@ -23,6 +24,6 @@ export async function verifyRecordTable(dataSource: DataSource): Promise<void> {
   const present = new Set(table?.columns.map((column) => column.name));
   const missing = table ? expected.filter((name) => !present.has(name)) : [];
   if (table === undefined || missing.length > 0) {
-    throw new RecordTableNotMigratedError(qualifiedRecordTable(dataSource), missing);
+    throw new RecordTableNotMigratedError(qualifiedTable(dataSource, recordTableName), missing);
   }
 }

@@ -100,11 +100,24 @@ export class ResponseCapture {
     this.#promise.catch(() => undefined);
     if (this.#state === 'idle') {
       this.#initial = { status: this.#res.statusCode, headers: this.#res.getHeaders() };
-      this.#state = 'holding';
-      this.#holding ??= this.#holdingMethods();
-      this.#enter('hold');
+      this.#startHolding();
     }
     return this.#promise;
+  }
+
+  #startHolding(): void {
+    this.#state = 'holding';
+    this.#holding ??= this.#holdingMethods();
+    this.#enter('hold');
+  }
+
+  /**
+   * Whether what the app writes can be dropped as it comes: it is to be replaced and nobody
+   * asked for it (`hold()`), so neither its bytes nor its headers are worth a copy. This is
+   * every replay and every shared result.
+   */
+  get #discarding(): boolean {
+    return this.#promise === undefined && this.#pending?.kind === 'replace';
   }
 
   /** Whether the app has ended the response (then held, waiting for `commit`/`replaceWith`). */
@@ -115,9 +128,11 @@ export class ResponseCapture {
   /**
    * Sends what was held exactly as the app wrote it (at the moment it ends, if it has not yet).
    * Anything the app writes afterwards (a second `res.json`, `next(err)` then an error
-   * handler, …) is swallowed, never thrown. Does nothing once oncely sent a response.
+   * handler, …) is swallowed, never thrown. Does nothing once oncely sent a response, or
+   * without `hold()` (then nothing of the app's was kept to send).
    */
   commit(): void {
+    if (this.#promise === undefined) return;
     if (this.#state === 'holding') {
       this.#pending = { kind: 'commit' };
     } else if (this.#state === 'ended') {
@@ -134,8 +149,7 @@ export class ResponseCapture {
    */
   replaceWith(response: HttpResponse): void {
     if (this.#state === 'idle' && !this.#res.headersSent && !this.#res.writableEnded) {
-      // Its rejection is handled by hold() itself; the replacement is sent either way.
-      void this.hold();
+      this.#startHolding();
     }
     if (this.#state === 'holding') {
       this.#pending = { kind: 'replace', response };
@@ -239,6 +253,7 @@ export class ResponseCapture {
 
   #take(chunk: unknown, encoding: string | undefined): void {
     if (this.#state !== 'holding' || chunk === undefined || chunk === null) return;
+    if (this.#discarding) return;
     let bytes: Buffer;
     if (typeof chunk === 'string') {
       if (encoding !== undefined && !Buffer.isEncoding(encoding)) {
@@ -284,6 +299,12 @@ export class ResponseCapture {
 
   #finish(): void {
     if (this.#state !== 'holding') return;
+    if (this.#discarding) {
+      this.#state = 'ended';
+      this.#seal();
+      this.#runPending();
+      return;
+    }
     const res = this.#res;
     const status = res.statusCode;
     if (!Number.isInteger(status) || status < 100 || status > 999) {

@@ -246,6 +246,22 @@ describe('ResponseCapture', () => {
     expect(await reply.json()).toEqual({ title: 'In progress' });
   });
 
+  it('replaces without hold(): the app writes past maxBytes, commits nothing, and only the replacement goes out', async () => {
+    const url = await serve((res) => {
+      const c = capture(res, 16);
+      c.replaceWith(problem);
+      c.commit();
+      res.setHeader('content-type', 'text/plain');
+      res.write('a body far longer than sixteen bytes, ');
+      res.end('which nobody asked to keep');
+      c.commit();
+    });
+    const reply = await fetch(url);
+    expect(reply.status).toBe(409);
+    expect(reply.headers.get('content-type')).toBe('application/problem+json');
+    expect(await reply.json()).toEqual({ title: 'In progress' });
+  });
+
   it('interrupt sends at once while the app still runs, and swallows what it writes later', async () => {
     const later = deferred<unknown>();
     const url = await serve((res) => {
