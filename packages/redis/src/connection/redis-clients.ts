@@ -71,14 +71,6 @@ export function coordinatorClient(connection: RedisConnection): CoordinatorClien
 }
 
 /**
- * Settings every standalone client created here starts from, under the caller's own. Calls of
- * concurrent requests issued in one tick go out in one write (auto-pipelining): every command
- * written on its own costs a socket write in Node and a read in Redis, which under load cost
- * more than the commands themselves. Cluster clients keep ioredis' default.
- */
-const createdDefaults: RedisOptions = { enableAutoPipelining: true };
-
-/**
  * A client created from a URL or options, for the coordinator or a record store to close later
  * (`settings` apply on top of a URL's). Connection errors reach callers as rejected calls;
  * without a listener ioredis would also print every failed reconnection attempt.
@@ -89,10 +81,10 @@ export function createClient(
 ): Redis | Cluster {
   const client =
     typeof connection === 'string'
-      ? new Redis(redisUrl(connection), { ...createdDefaults, ...settings })
+      ? new Redis(redisUrl(connection), settings)
       : isClusterConnection(connection)
         ? new Cluster(connection.clusterNodes, connection.clusterOptions)
-        : new Redis({ ...createdDefaults, ...connection });
+        : new Redis(connection);
   client.on('error', () => undefined);
   return client;
 }
