@@ -3,6 +3,13 @@ import type { HttpResponse } from './http-response.js';
 import { carriesBody, sentBodyOf } from './sent-body.js';
 import { headerFields } from './replay-header-policy.js';
 import { PayloadTooLargeError } from './request-rejected.errors.js';
+import {
+  patchResponseMethods,
+  type MethodRoute,
+  type PatchedResponseMethods,
+  type ResponseMethod,
+  type ResponseMethodName,
+} from './response-methods.js';
 import { writeHttpResponse } from './response-writer.js';
 import { UnsupportedResponseError } from './unsupported-response.error.js';
 
@@ -31,17 +38,11 @@ interface HeldResponse {
   readonly body: Buffer;
 }
 
-type Method = (...args: unknown[]) => unknown;
-
-const HOLDING_METHODS = ['write', 'end', 'writeHead', 'flushHeaders'] as const;
-const SEALED_METHODS = [...HOLDING_METHODS, 'setHeader', 'removeHeader', 'appendHeader'] as const;
-type Patched = (typeof SEALED_METHODS)[number];
-
 /**
  * Holds back what an app writes on a raw `node:http` response (Express's `res`, Fastify's
  * `reply.raw`) so oncely can keep it, share it or replace it, and then sends it whole or not at
- * all: the client and the kept record always agree. It patches the instance's own methods and
- * restores them (own-property aware) before sending anything itself. Whatever the app does
+ * all: the client and the kept record always agree. It patches the response's methods
+ * (`response-methods.ts`) and sends with the ones from before the patch. Whatever the app does
  * (double end, write after end, setHeader after end, an error handler writing after a response)
  * never throws and never reaches the socket twice.
  */
@@ -49,16 +50,19 @@ export class ResponseCapture {
   readonly #res: ServerResponse;
   readonly #route: string;
   readonly #maxBytes: number;
-  readonly #saved = new Map<Patched, { readonly own: boolean; readonly value: unknown }>();
   /**
    * What the patched methods do: `pass` calls the app's own, `hold` holds back, `seal` swallows.
    * `res` is patched once, then only switches modes: deleting methods at every step would make
-   * V8 turn each response into a slow dictionary-mode object. Empty `#dispatchers`: unpatched.
+   * V8 turn each response into a slow dictionary-mode object.
    */
   #mode: 'pass' | 'hold' | 'seal' = 'pass';
-  readonly #dispatchers = new Map<Patched, Method>();
-  #holding: Partial<Record<Patched, Method>> | undefined;
-  #sealed: Record<Patched, Method> | undefined;
+  #patched: PatchedResponseMethods | undefined;
+  readonly #methodFor: MethodRoute = (name) => {
+    if (this.#mode === 'pass') return undefined;
+    return (this.#mode === 'hold' ? this.#holding : this.#sealed)?.[name];
+  };
+  #holding: Partial<Record<ResponseMethodName, ResponseMethod>> | undefined;
+  #sealed: Record<ResponseMethodName, ResponseMethod> | undefined;
   #state: State = 'idle';
   #appEnded = false;
   #chunks: Buffer[] = [];
@@ -198,12 +202,12 @@ export class ResponseCapture {
     this.#res.statusCode = initial.status;
   }
 
-  #holdingMethods(): Partial<Record<Patched, Method>> {
+  #holdingMethods(): Partial<Record<ResponseMethodName, ResponseMethod>> {
     const res = this.#res;
     return {
       write: (chunk, encoding, callback) => {
         const done = [encoding, callback].find((arg) => typeof arg === 'function') as
-          Method | undefined;
+          ResponseMethod | undefined;
         this.#take(chunk, typeof encoding === 'string' ? encoding : undefined);
         if (done) process.nextTick(done);
         // Always true: a piping source keeps flowing, so a stream is captured to its end.
@@ -211,7 +215,7 @@ export class ResponseCapture {
       },
       end: (chunk, encoding, callback) => {
         const done = [chunk, encoding, callback].find((arg) => typeof arg === 'function') as
-          Method | undefined;
+          ResponseMethod | undefined;
         if (done) res.once('finish', done);
         if (typeof chunk !== 'function') {
           this.#take(chunk, typeof encoding === 'string' ? encoding : undefined);
@@ -221,17 +225,19 @@ export class ResponseCapture {
         return res;
       },
       writeHead: (status, reason, headers) => {
-        if (this.#state === 'holding') this.#writeHead(status, reason, headers);
+        if (this.#state === 'holding' && !this.#discarding) {
+          this.#writeHead(status, reason, headers);
+        }
         return res;
       },
       flushHeaders: () => undefined,
     };
   }
 
-  #sealedMethods(): Record<Patched, Method> {
+  #sealedMethods(): Record<ResponseMethodName, ResponseMethod> {
     const res = this.#res;
     const swallowCallback = (...args: unknown[]) => {
-      const done = args.find((arg) => typeof arg === 'function') as Method | undefined;
+      const done = args.find((arg) => typeof arg === 'function') as ResponseMethod | undefined;
       if (done) process.nextTick(done);
     };
     return {
@@ -367,17 +373,14 @@ export class ResponseCapture {
     this.#state = 'sent';
     this.#held = undefined;
     this.#mode = 'pass';
-    const res = this.#res as unknown as Record<Patched, unknown>;
-    const patched = this.#dispatchers.size > 0;
-    if (patched) for (const [name, saved] of this.#saved) res[name] = saved.value;
     try {
-      write();
+      if (this.#patched) this.#patched.withOriginals(write);
+      else write();
     } catch {
       // The socket refused what oncely wrote (it went away): the client gets nothing, as it
       // would without oncely; a half-written response must not stay open.
       this.#res.destroy();
     }
-    if (patched) for (const [name, dispatch] of this.#dispatchers) res[name] = dispatch;
     this.#seal();
   }
 
@@ -387,35 +390,14 @@ export class ResponseCapture {
   }
 
   #enter(mode: 'hold' | 'seal'): void {
-    if (this.#dispatchers.size === 0) this.#patch();
+    this.#patched ??= patchResponseMethods(this.#res, this.#methodFor);
     this.#mode = mode;
   }
 
-  /** Replaces the instance's methods, once, by ones that do what the current mode says. */
-  #patch(): void {
-    const res = this.#res as unknown as Record<Patched, unknown>;
-    for (const name of SEALED_METHODS) {
-      const original = res[name] as Method;
-      this.#saved.set(name, { own: Object.hasOwn(res, name), value: original });
-      const dispatch = (...args: unknown[]) => {
-        const methods = this.#mode === 'hold' ? this.#holding : this.#sealed;
-        const method = this.#mode === 'pass' ? undefined : methods?.[name];
-        return method ? method(...args) : original.apply(this.#res, args);
-      };
-      this.#dispatchers.set(name, dispatch);
-      res[name] = dispatch;
-    }
-  }
-
-  /** Puts the instance's own methods back as they were (own properties included). */
+  /** Puts the response's methods back as they were. */
   #restore(): void {
     this.#mode = 'pass';
-    if (this.#dispatchers.size === 0) return;
-    this.#dispatchers.clear();
-    const res = this.#res as unknown as Record<Patched, unknown>;
-    for (const [name, saved] of this.#saved) {
-      if (saved.own) res[name] = saved.value;
-      else delete res[name];
-    }
+    this.#patched?.restore();
+    this.#patched = undefined;
   }
 }

@@ -8,8 +8,14 @@ import { Readable } from 'node:stream';
 let server: Server | undefined;
 let responseErrors: Error[] = [];
 
+/** An app's own response prototype, as Express swaps every `res` to its `app.response`. */
+const appResponse = Object.create(ServerResponse.prototype) as ServerResponse;
+/** Whether the server swaps each response's prototype to `appResponse`, as Express does. */
+let swapsPrototype = false;
+
 async function serve(handle: (res: ServerResponse, req: IncomingMessage) => void): Promise<string> {
   server = createServer((req, res) => {
+    if (swapsPrototype) Object.setPrototypeOf(res, appResponse);
     res.on('error', (error) => responseErrors.push(error));
     handle(res, req);
   });
@@ -45,7 +51,18 @@ afterEach(async () => {
   expect(responseErrors).toEqual([]);
 });
 
-describe('ResponseCapture', () => {
+describe.each([
+  ['a plain Node response', false],
+  ['a response whose prototype the app swapped (Express)', true],
+])('ResponseCapture on %s', (_, swapped) => {
+  beforeAll(() => {
+    swapsPrototype = swapped;
+  });
+
+  afterAll(() => {
+    swapsPrototype = false;
+  });
+
   it('keeps write, write, end whole and sends it once, as held', async () => {
     const kept = deferred<HttpResponse>();
     const url = await serve((res) => {
@@ -434,5 +451,97 @@ describe('ResponseCapture', () => {
     abort.abort();
     await request;
     expect(await committed.promise).toBeUndefined();
+  });
+});
+
+describe('ResponseCapture on a response whose prototype the app swapped (Express)', () => {
+  beforeAll(() => {
+    swapsPrototype = true;
+  });
+
+  afterAll(() => {
+    swapsPrototype = false;
+  });
+
+  it("patches one prototype of its own in front of the app's, and puts the app's back on release", async () => {
+    const checks = deferred<Record<string, boolean>>();
+    const url = await serve((res) => {
+      const c = capture(res);
+      void c.hold();
+      const during = Object.getPrototypeOf(res) as object;
+      const ownMethods = Object.keys(res).some((name) => ['write', 'end'].includes(name));
+      c.release();
+      checks.resolve({
+        inFront: during !== appResponse && Object.getPrototypeOf(during) === appResponse,
+        ownMethods,
+        appPrototypeBack: Object.getPrototypeOf(res) === appResponse,
+      });
+      res.end('through');
+    });
+    expect(await (await fetch(url)).text()).toBe('through');
+    expect(await checks.promise).toEqual({
+      inFront: true,
+      ownMethods: false,
+      appPrototypeBack: true,
+    });
+  });
+
+  it('leaves a prototype the app swapped again alone on release (a request leaving a mounted sub-app)', async () => {
+    const parentResponse = Object.create(ServerResponse.prototype) as ServerResponse;
+    const after = deferred<boolean>();
+    const url = await serve((res) => {
+      const c = capture(res);
+      void c.hold();
+      Object.setPrototypeOf(res, parentResponse);
+      c.release();
+      after.resolve(Object.getPrototypeOf(res) === parentResponse);
+      res.end('parent');
+    });
+    expect(await (await fetch(url)).text()).toBe('parent');
+    expect(await after.promise).toBe(true);
+  });
+
+  it('a second capture on the same response patches its own methods, and both keep one response', async () => {
+    const kept = deferred<[HttpResponse, HttpResponse]>();
+    const url = await serve((res) => {
+      const outer = capture(res);
+      const inner = capture(res);
+      const outerKept = outer.hold();
+      void inner.hold().then((response) => {
+        inner.commit();
+        void outerKept.then((outerResponse) => {
+          kept.resolve([response, outerResponse]);
+          outer.commit();
+        });
+      });
+      res.setHeader('content-type', 'text/plain');
+      res.end('nested');
+    });
+    const reply = await fetch(url);
+    expect(await reply.text()).toBe('nested');
+    const [inner, outer] = await kept.promise;
+    expect(inner.body).toEqual(outer.body);
+    expect(inner.status).toBe(200);
+  });
+
+  it('sends with the methods from before the capture, past an own method patched over them since', async () => {
+    const calls = deferred<number>();
+    const url = await serve((res) => {
+      const c = capture(res);
+      const kept = c.hold();
+      let lateEndCalls = 0;
+      const routed = res.end;
+      res.end = function (this: ServerResponse, ...args: unknown[]) {
+        lateEndCalls += 1;
+        return (routed as (...a: unknown[]) => ServerResponse).apply(this, args);
+      } as ServerResponse['end'];
+      void kept.then(() => {
+        c.commit();
+        calls.resolve(lateEndCalls);
+      });
+      res.end('once');
+    });
+    expect(await (await fetch(url)).text()).toBe('once');
+    expect(await calls.promise).toBe(1);
   });
 });
