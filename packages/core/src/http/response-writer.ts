@@ -14,18 +14,22 @@ export function writeHttpResponse(res: ServerResponse, response: HttpResponse): 
   }
   res.statusCode = response.status;
   for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
-  const bytes = storedBodyBytes(response.body);
-  if (bytes === undefined) {
+  const body = wireBody(response.body);
+  if (body === undefined) {
     res.removeHeader('content-length');
     res.end();
     return;
   }
-  res.setHeader('content-length', String(bytes.byteLength));
-  res.end(bytes);
+  const length = typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.byteLength;
+  res.setHeader('content-length', String(length));
+  res.end(body, 'utf8');
 }
 
-/** A kept body as the bytes that go on the wire; `undefined` when it is empty. */
-export function storedBodyBytes(body: StoredBody): Buffer | undefined {
-  if (body.kind === 'json') return Buffer.from(JSON.stringify(body.value), 'utf8');
+/**
+ * A kept body as it goes on the wire; `undefined` when it is empty. JSON stays a string: Node
+ * sends a string body in one write with the headers, a buffer in a second one.
+ */
+function wireBody(body: StoredBody): string | Buffer | undefined {
+  if (body.kind === 'json') return JSON.stringify(body.value);
   return storedBodyValue(body);
 }
