@@ -57,7 +57,7 @@ class InstancePatch implements PatchedResponseMethods {
   readonly #dispatchers: ResponseMethod[] = [];
 
   constructor(res: ServerResponse, route: MethodRoute) {
-    this.#res = res as unknown as MethodTable;
+    this.#res = res;
     for (const name of RESPONSE_METHODS) {
       const original = this.#res[name] as ResponseMethod;
       this.#saved.push({ own: Object.hasOwn(res, name), value: original });
