@@ -135,6 +135,22 @@ describe.each([
     expect(app.executions('nested')).toBe(1);
   });
 
+  it('a route of a mounted app is kept and replayed, once', async () => {
+    const [first, retry] = await answerAndRetry(app.baseUrl, '/mounted/order');
+    expect(first.status).toBe(201);
+    expect(JSON.parse(first.text)).toEqual({ execution: 1 });
+    expectReplayOf(retry, first);
+    expect(app.executions('mounted-order')).toBe(1);
+  });
+
+  it("a route of a mounted app passing on to the parent app: the parent's answer is kept and replayed", async () => {
+    const [first, retry] = await answerAndRetry(app.baseUrl, '/mounted/pass-on');
+    expect(first.status).toBe(202);
+    expect(JSON.parse(first.text)).toEqual({ answeredBy: 'parent', execution: 1 });
+    expectReplayOf(retry, first);
+    expect(app.executions('mounted-pass-on')).toBe(1);
+  });
+
   it('next(err) before answering reaches the app error handler and is not kept', async () => {
     const [first, retry] = await answerAndRetry(app.baseUrl, '/error-first');
     expect(first.status).toBe(500);

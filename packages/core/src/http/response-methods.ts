@@ -148,10 +148,18 @@ function routingPrototypeOf(prototype: object): object {
   return routing;
 }
 
-/** Whether something swapped the response's prototype after it was created (Express does). */
+/**
+ * Whether something swapped the response's prototype after it was created (Express does), and
+ * will not swap it again while the response is held. An Express app mounted in another swaps
+ * the parent's back when a request leaves it (`next()` from a route in the mounted app), which
+ * would take our prototype, and the capture with it, off the response.
+ */
 function swappedPrototype(res: ServerResponse): boolean {
-  const { constructor } = res as { constructor?: { prototype?: unknown } };
-  return Object.getPrototypeOf(res) !== constructor?.prototype;
+  const { constructor, app } = res as {
+    constructor?: { prototype?: unknown };
+    app?: { parent?: unknown };
+  };
+  return Object.getPrototypeOf(res) !== constructor?.prototype && app?.parent === undefined;
 }
 
 function hasOwnMethod(res: ServerResponse): boolean {
