@@ -2,6 +2,7 @@ import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { HttpResponse } from './http-response.js';
 import { carriesBody, sentBodyOf } from './sent-body.js';
 import { headerFields } from './replay-header-policy.js';
+import { applyWriteHead } from './apply-write-head.js';
 import { PayloadTooLargeError } from './request-rejected.errors.js';
 import {
   patchResponseMethods,
@@ -226,7 +227,7 @@ export class ResponseCapture {
       },
       writeHead: (status, reason, headers) => {
         if (this.#state === 'holding' && !this.#discarding) {
-          this.#writeHead(status, reason, headers);
+          applyWriteHead(this.#res, status, reason, headers);
         }
         return res;
       },
@@ -281,26 +282,6 @@ export class ResponseCapture {
       return;
     }
     this.#chunks.push(bytes);
-  }
-
-  #writeHead(status: unknown, reason: unknown, headers: unknown): void {
-    const res = this.#res;
-    res.statusCode = status as number;
-    if (typeof reason === 'string') res.statusMessage = reason;
-    const fields = typeof reason === 'string' ? headers : reason;
-    if (Array.isArray(fields)) {
-      // Raw form, as Node takes it: [name, value, name, value, …] (or [[name, value], …]);
-      // repeated names stay repeated, and replace what was set before.
-      const pairs: unknown[][] = Array.isArray(fields[0])
-        ? (fields as unknown[][])
-        : fields.flatMap((_, i) => (i % 2 === 0 ? [fields.slice(i, i + 2)] : []));
-      for (const [name] of pairs) res.removeHeader(String(name));
-      for (const [name, value] of pairs) res.appendHeader(String(name), value as string);
-    } else if (typeof fields === 'object' && fields !== null) {
-      for (const [name, value] of Object.entries(fields)) {
-        if (value !== undefined) res.setHeader(name, value as string);
-      }
-    }
   }
 
   #finish(): void {
