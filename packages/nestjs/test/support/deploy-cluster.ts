@@ -139,9 +139,12 @@ export class DeployCluster {
           operation: 'payment-capture',
           version,
         });
-        const [seconds] = await redis.time();
+        // Redis' clock to the millisecond: whole seconds would count an entry up to 999 ms
+        // past its expiry as live.
+        const [seconds, micros] = await redis.time();
+        const nowMs = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
         return entries
-          .filter(({ expiresAt }) => (expiresAt ?? 0) > Number(seconds) * 1000)
+          .filter(({ expiresAt }) => (expiresAt ?? 0) > nowMs)
           .map(({ claim }) => claim?.owner ?? '?')
           .sort();
       } finally {
