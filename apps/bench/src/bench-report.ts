@@ -236,7 +236,7 @@ export function markdownReport(results: BenchResults): string {
     const row = (name: string, d: CoalesceSummary['leader']) =>
       `| ${name} | ${d.count} | ${fixed(d.p50, 2)} | ${fixed(d.p99, 2)} | ${fixed(d.max, 2)} |`;
     lines.push(
-      `### coalesce — ${c.concurrentRequests} concurrent identical requests over ${c.processes} processes, ${c.handlerMs} ms handler, ${c.rounds} rounds`,
+      `### coalesce — ${c.concurrentRequests} concurrent identical requests over ${c.processes} processes, ${c.handlerMs} ms handler, ${c.rounds} rounds after ${c.warmupRounds} unmeasured`,
       '',
       `Executions per round: ${c.executionsPerRound.join(', ')}; statuses ${JSON.stringify(c.statuses)}. Last duplicate arrived ${c.lastArrivalAfterLeader.map((ms) => fixed(ms, 1)).join(', ')} ms after the leader returned (negative: before); ${c.lateArrivals} late duplicates left out.`,
       '',

@@ -18,6 +18,11 @@ export interface BenchSettings {
   readonly memoryKeys: number;
   /** Measured rounds of the `coalesce` scenario (BENCH_COALESCE_ROUNDS). */
   readonly coalesceRounds: number;
+  /**
+   * Unmeasured `coalesce` rounds before the measured ones (BENCH_COALESCE_WARMUP), so that the
+   * measured bursts run on optimised code, as in a process that has served traffic for a while.
+   */
+  readonly coalesceWarmupRounds: number;
   /** Handler time of the `coalesce` scenario, ms (BENCH_COALESCE_HANDLER_MS). */
   readonly coalesceHandlerMs: number;
   /** Requests per contender of the Redis round-trip count under MONITOR (BENCH_COUNT_REQUESTS). */
@@ -57,6 +62,7 @@ export function benchSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Benc
     platforms: platforms as Platform[],
     memoryKeys: Math.round(numberFrom(env, 'BENCH_MEMORY_KEYS', 1_000_000, 1)),
     coalesceRounds: Math.round(numberFrom(env, 'BENCH_COALESCE_ROUNDS', 5, 1)),
+    coalesceWarmupRounds: Math.round(numberFrom(env, 'BENCH_COALESCE_WARMUP', 30, 0)),
     coalesceHandlerMs: Math.round(numberFrom(env, 'BENCH_COALESCE_HANDLER_MS', 200, 1)),
     countRequests: Math.round(numberFrom(env, 'BENCH_COUNT_REQUESTS', 200, 1)),
     cpuProfile: env.BENCH_CPU_PROF === '1',

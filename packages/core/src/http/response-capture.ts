@@ -336,9 +336,13 @@ export class ResponseCapture {
     if (!held) return;
     this.#send(() => {
       const res = this.#res;
-      for (const name of res.getHeaderNames()) res.removeHeader(name);
-      for (const [name, value] of Object.entries(held.headers)) {
-        if (value !== undefined) res.setHeader(name, value);
+      // The patch swallows header changes after the app's end; only a write around it (through
+      // the prototype's own methods) can have changed them, so they are rarely set again.
+      if (!hasHeaders(res, held.headers)) {
+        for (const name of res.getHeaderNames()) res.removeHeader(name);
+        for (const [name, value] of Object.entries(held.headers)) {
+          if (value !== undefined) res.setHeader(name, value);
+        }
       }
       res.statusCode = held.status;
       res.statusMessage = held.statusMessage as string;
@@ -381,4 +385,11 @@ export class ResponseCapture {
     this.#patched?.restore();
     this.#patched = undefined;
   }
+}
+
+/** Whether `res` has exactly `headers`, each value the very one held. */
+function hasHeaders(res: ServerResponse, headers: OutgoingHttpHeaders): boolean {
+  const names = res.getHeaderNames();
+  if (names.length !== Object.keys(headers).length) return false;
+  return names.every((name) => res.getHeader(name) === headers[name]);
 }

@@ -226,6 +226,25 @@ describe.each([
     expect(await thrown.promise).toBeUndefined();
   });
 
+  it('sends the headers held at the end, even when some were changed behind the patch since', async () => {
+    const url = await serve((res) => {
+      const c = capture(res);
+      void c.hold().then(() => {
+        ServerResponse.prototype.setHeader.call(res, 'x-late', '1');
+        ServerResponse.prototype.removeHeader.call(res, 'x-kept');
+        c.commit();
+      });
+      res.setHeader('content-type', 'text/plain');
+      res.setHeader('x-kept', ['a', 'b']);
+      res.end('sent');
+    });
+    const reply = await fetch(url);
+    expect(reply.headers.get('x-late')).toBeNull();
+    expect(reply.headers.get('x-kept')).toBe('a, b');
+    expect(reply.headers.get('content-type')).toBe('text/plain');
+    expect(await reply.text()).toBe('sent');
+  });
+
   it('replaces a response the app already ended, dropping its headers', async () => {
     const url = await serve((res) => {
       const c = capture(res);
