@@ -29,6 +29,11 @@ export interface BenchSettings {
   readonly countRequests: number;
   /** Write a `--cpu-prof` profile of every server process to results/profiles (BENCH_CPU_PROF=1). */
   readonly cpuProfile: boolean;
+  /**
+   * Write a sampling heap profile of every server process's allocations, collected ones included,
+   * to results/profiles (BENCH_ALLOC_PROF=1).
+   */
+  readonly allocationProfile: boolean;
 }
 
 function numberFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
@@ -66,5 +71,6 @@ export function benchSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Benc
     coalesceHandlerMs: Math.round(numberFrom(env, 'BENCH_COALESCE_HANDLER_MS', 200, 1)),
     countRequests: Math.round(numberFrom(env, 'BENCH_COUNT_REQUESTS', 200, 1)),
     cpuProfile: env.BENCH_CPU_PROF === '1',
+    allocationProfile: env.BENCH_ALLOC_PROF === '1',
   };
 }

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { BenchSettings } from './bench-settings.js';
 import { resultsDir } from './bench-paths.js';
@@ -12,6 +13,8 @@ export interface ServerSpec {
 }
 
 const BOOT_TIMEOUT_MS = 60_000;
+/** Preloaded under `BENCH_ALLOC_PROF=1`: the compiled `allocation-sampler.ts` beside this file. */
+const allocationSampler = new URL('./allocation-sampler.js', import.meta.url).href;
 const STOP_TIMEOUT_MS = 5_000;
 
 /** One contender app in its own Node process on a loopback port. */
@@ -32,17 +35,22 @@ export class ServerProcess {
   }
 
   static async start(spec: ServerSpec, settings: BenchSettings): Promise<ServerProcess> {
-    const profile = settings.cpuProfile
-      ? [
-          '--cpu-prof',
-          '--cpu-prof-dir',
-          path.join(resultsDir, 'profiles'),
-          '--cpu-prof-name',
-          `${spec.name.replace(/\W+/g, '-')}-${Date.now()}.cpuprofile`,
-        ]
+    const profiles = path.join(resultsDir, 'profiles');
+    const profileName = `${spec.name.replace(/\W+/g, '-')}-${Date.now()}`;
+    const cpuProfile = settings.cpuProfile
+      ? ['--cpu-prof', '--cpu-prof-dir', profiles, '--cpu-prof-name', `${profileName}.cpuprofile`]
       : [];
-    const child = spawn(process.execPath, [...profile, spec.file], {
-      env: { ...process.env, NODE_ENV: 'production', ...spec.env },
+    const allocationProfile = settings.allocationProfile ? ['--import', allocationSampler] : [];
+    if (settings.allocationProfile) mkdirSync(profiles, { recursive: true });
+    const child = spawn(process.execPath, [...cpuProfile, ...allocationProfile, spec.file], {
+      env: {
+        ...process.env,
+        NODE_ENV: 'production',
+        ...spec.env,
+        ...(settings.allocationProfile && {
+          BENCH_ALLOC_PROFILE: path.join(profiles, `${profileName}.heapprofile`),
+        }),
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     live.add(child);
