@@ -13,9 +13,9 @@ export interface ServerSpec {
 }
 
 const BOOT_TIMEOUT_MS = 60_000;
+const STOP_TIMEOUT_MS = 5_000;
 /** Preloaded under `BENCH_ALLOC_PROF=1`: the compiled `allocation-sampler.ts` beside this file. */
 const allocationSampler = new URL('./allocation-sampler.js', import.meta.url).href;
-const STOP_TIMEOUT_MS = 5_000;
 
 /** One contender app in its own Node process on a loopback port. */
 export class ServerProcess {
