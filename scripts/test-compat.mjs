@@ -47,8 +47,6 @@ const REPORTED = [
   'jest',
   'ts-jest',
 ];
-/** The pnpm major the pnpm apps' lockfiles are written by; fetched with npx when not installed. */
-const PNPM_MAJOR = '12';
 // Two apps at a time: each runs a server and a test runner, and the machine has two cores.
 const PARALLEL = Number(process.env.COMPAT_PARALLEL ?? 2);
 
@@ -105,20 +103,20 @@ async function packPackages() {
 }
 
 /**
- * The app's package manager: pnpm for an app committing a pnpm-lock.yaml, else npm. Each
- * `frozen` install only reads the lockfile; `resolve` re-resolves it.
+ * The app's package manager: the pnpm its manifest names in `packageManager` (`pnpm@12.23.0`),
+ * the installed one if it is that version, else fetched by npx; npm otherwise. Each `frozen`
+ * install only reads the lockfile; `resolve` re-resolves it.
  */
 async function packageManager(app) {
-  if (existsSync(join(compat, app, 'pnpm-lock.yaml'))) {
+  const manifest = JSON.parse(await readFile(join(compat, app, 'package.json'), 'utf8'));
+  const pnpm = /^pnpm@(\d+\.\d+\.\d+)$/.exec(manifest.packageManager ?? '')?.[1];
+  if (pnpm) {
     const { stdout: installed } = await run('pnpm', ['--version'], root, []).catch(() => ({
       stdout: '',
     }));
-    const pnpm = installed.startsWith(`${PNPM_MAJOR}.`)
-      ? ['pnpm']
-      : ['npx', '--yes', `pnpm@${PNPM_MAJOR}`];
     return {
       lockfile: 'pnpm-lock.yaml',
-      command: pnpm,
+      command: installed.trim() === pnpm ? ['pnpm'] : ['npx', '--yes', `pnpm@${pnpm}`],
       frozen: ['install', '--frozen-lockfile'],
       resolve: ['install', '--no-frozen-lockfile'],
     };
@@ -251,8 +249,16 @@ async function testApp(app, contents) {
   const committed = join(compat, app, manager.lockfile);
   let base;
   try {
-    const hashed = hashedTarballs(manager.lockfile, await readFile(committed, 'utf8'));
-    if (!update && hashed.length > 0) {
+    if (!update && !existsSync(committed)) {
+      throw new Error(
+        `compat/${app} has no ${manager.lockfile}; ` +
+          `run \`node scripts/test-compat.mjs --update ${app}\` and commit it`,
+      );
+    }
+    const hashed = update
+      ? []
+      : hashedTarballs(manager.lockfile, await readFile(committed, 'utf8'));
+    if (hashed.length > 0) {
       throw new Error(
         `compat/${app}/${manager.lockfile} pins a hash for ${hashed.join(', ')}; ` +
           `run \`node scripts/test-compat.mjs --update ${app}\` and commit the lockfile`,
@@ -262,7 +268,9 @@ async function testApp(app, contents) {
     base = copy.base;
     const lockfile = join(copy.cwd, manager.lockfile);
     if (update) {
-      if (manager.lockfile === 'package-lock.json') await forgetTarballs(lockfile);
+      if (manager.lockfile === 'package-lock.json' && existsSync(lockfile)) {
+        await forgetTarballs(lockfile);
+      }
       await run(command, [...prefix, ...manager.resolve], copy.cwd, log);
       await dropTarballIntegrity(manager.lockfile, lockfile);
       await copyFile(lockfile, committed);
