@@ -1,3 +1,4 @@
+import { types } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import { OncelyConfigurationError } from '../errors/oncely-configuration.error.js';
 import type { OncelyEventListener } from '../events/oncely-event.js';
@@ -141,5 +142,5 @@ export class ClaimHeartbeat {
 }
 
 function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return types.isNativeError(error) ? error.message : String(error);
 }
