@@ -163,6 +163,16 @@ export class DeployCluster {
     await node.worker.exited;
   }
 
+  /** What a node answered to `GET /quotes/:id`. */
+  async quote(node: DeployNode, id: string): Promise<Omit<PaymentAnswer, 'retryAfter'>> {
+    const response = await fetch(`http://127.0.0.1:${node.port}/quotes/${id}`);
+    return {
+      status: response.status,
+      replayed: response.headers.get('idempotent-replayed') === 'true',
+      body: (await response.json()) as PaymentAnswer['body'],
+    };
+  }
+
   async pay(
     node: DeployNode,
     key: string,
