@@ -1,5 +1,5 @@
 import { ForeignOwnerError } from '../errors/foreign-owner.error.js';
-import { isOwnService } from '../registry/own-service.js';
+import { isOwnService } from '../errors/own-service.js';
 import { FlightBusyError } from '../flight/flight-busy.error.js';
 import { flightErrorOutcome } from '../flight/flight-error.outcome.js';
 import type { HttpResponse } from '../http/http-response.js';

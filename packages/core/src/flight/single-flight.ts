@@ -1,7 +1,7 @@
 import type { OncelyOutcome } from '../events/oncely-event.js';
 import { OncelyEventDispatcher, type OncelyEventDraft } from '../events/oncely-event-dispatcher.js';
 import { ForeignOwnerError } from '../errors/foreign-owner.error.js';
-import { isOwnService } from '../registry/own-service.js';
+import { isOwnService } from '../errors/own-service.js';
 import { LeaseLostError } from '../errors/lease-lost.error.js';
 import { FlightBusyError } from './flight-busy.error.js';
 import { flightErrorOutcome } from './flight-error.outcome.js';

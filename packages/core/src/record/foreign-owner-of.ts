@@ -1,4 +1,4 @@
-import { isOwnService } from '../registry/own-service.js';
+import { isOwnService } from '../errors/own-service.js';
 import type { BeginOptions } from './idempotency-record-store.port.js';
 
 /**

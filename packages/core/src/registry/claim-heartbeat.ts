@@ -5,7 +5,7 @@ import { OncelyEventDispatcher } from '../events/oncely-event-dispatcher.js';
 import type { ClaimConflict, ClaimRegistry } from './claim-registry.port.js';
 import { claimedOperation } from './claim-registry.port.js';
 import { ForeignClaimError } from './foreign-claim.error.js';
-import { isOwnService } from './own-service.js';
+import { isOwnService } from '../errors/own-service.js';
 import type { RegistryClaim } from './registry-claim.js';
 
 /** What a conflict with another service's live claim does at start-up. */
