@@ -3,22 +3,11 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   DeployCluster,
-  type BootFailure,
+  bootedNode,
+  refusedBoot,
   type DeployNode,
   type NodeConfig,
 } from '../support/deploy-cluster.js';
-
-type Booted = DeployNode | BootFailure;
-
-function node(booted: Booted): DeployNode {
-  if ('failed' in booted) throw new Error(`expected a boot, got ${booted.failed.message}`);
-  return booted;
-}
-
-function failure(booted: Booted): BootFailure['failed'] {
-  if (!('failed' in booted)) throw new Error('expected a refused boot, got a running node');
-  return booted.failed;
-}
 
 interface EventMessage {
   readonly event?: {
@@ -69,18 +58,18 @@ describe.each(['redis', 'postgres'] as const)('renaming a service, records on %s
   }
 
   it('every step boots beside the previous one, and records and cached results of either name replay to the other, executed once', async () => {
-    const old = node(await boot('shop', 'step-0'));
+    const old = bootedNode(await boot('shop', 'step-0'));
     const [byOld, quotedByOld] = [randomUUID(), randomUUID()];
     const first = await cluster.pay(old, byOld, payment(0));
     const firstQuote = await cluster.quote(old, quotedByOld);
     expect([first.status, firstQuote.status]).toEqual([201, 200]);
 
     // Step 1: the old name, accepting the new one, rolls out beside the running fleet.
-    const step1 = node(await boot('shop', 'step-1', { serviceAliases: ['shop-api'] }));
+    const step1 = bootedNode(await boot('shop', 'step-1', { serviceAliases: ['shop-api'] }));
     await cluster.stop(old);
 
     // Step 2: the new name, accepting the old one, beside step 1.
-    const step2 = node(await boot('shop-api', 'step-2', { serviceAliases: ['shop'] }));
+    const step2 = bootedNode(await boot('shop-api', 'step-2', { serviceAliases: ['shop'] }));
     expect(await cluster.claimants()).toEqual(['shop', 'shop-api']);
     const [byNew, quotedByNew, raced] = [randomUUID(), randomUUID(), randomUUID()];
     const second = await cluster.pay(step2, byNew, payment(1));
@@ -120,7 +109,7 @@ describe.each(['redis', 'postgres'] as const)('renaming a service, records on %s
     await cluster.stop(step1);
 
     // Step 3: the new name alone, beside step 2.
-    const step3 = node(await boot('shop-api', 'step-3'));
+    const step3 = bootedNode(await boot('shop-api', 'step-3'));
     expect(await cluster.claimants()).toEqual(['shop-api', 'shop-api']);
     const third = await cluster.pay(step3, byNew, payment(1));
     expect([third.status, third.replayed, third.body]).toEqual([201, true, second.body]);
@@ -151,17 +140,17 @@ describe.each(['redis', 'postgres'] as const)('renaming a service, records on %s
   }, 300_000);
 
   it('an unrelated service beside both names still fails its boot, and with warn is refused their records and cached results', async () => {
-    const step1 = node(await boot('shop', 'step-1', { serviceAliases: ['shop-api'] }));
-    const step2 = node(await boot('shop-api', 'step-2', { serviceAliases: ['shop'] }));
+    const step1 = bootedNode(await boot('shop', 'step-1', { serviceAliases: ['shop-api'] }));
+    const step2 = bootedNode(await boot('shop-api', 'step-2', { serviceAliases: ['shop'] }));
     const [byOld, quotedByNew] = [randomUUID(), randomUUID()];
     const paid = await cluster.pay(step1, byOld, payment(0));
     const quoted = await cluster.quote(step2, quotedByNew);
 
-    const refused = failure(await boot('billing-api', 'billing'));
+    const refused = refusedBoot(await boot('billing-api', 'billing'));
     expect(refused.name).toBe('ForeignClaimError');
     expect(refused.message).toMatch(/^Service "billing-api" .* which service "shop(-api)?" /);
 
-    const billing = node(await boot('billing-api', 'billing', { onForeignClaim: 'warn' }));
+    const billing = bootedNode(await boot('billing-api', 'billing', { onForeignClaim: 'warn' }));
     const answers = [
       await cluster.pay(billing, byOld, payment(0)),
       await cluster.quote(billing, quotedByNew),

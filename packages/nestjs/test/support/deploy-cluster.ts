@@ -44,6 +44,18 @@ export interface BootFailure {
   readonly failed: { readonly name: string; readonly message: string };
 }
 
+/** The node `boot` started; throws with the refusal when its boot was refused. */
+export function bootedNode(booted: DeployNode | BootFailure): DeployNode {
+  if ('failed' in booted) throw new Error(`expected a boot, got ${booted.failed.message}`);
+  return booted;
+}
+
+/** The error a refused boot reported; throws when the node booted. */
+export function refusedBoot(booted: DeployNode | BootFailure): BootFailure['failed'] {
+  if (!('failed' in booted)) throw new Error('expected a refused boot, got a running node');
+  return booted.failed;
+}
+
 /**
  * Payments processes (`deploy.worker.ts`) sharing one Redis key prefix and one PostgreSQL schema,
  * whose `payments` table holds one row per execution of the handler: the truth the deploy suites
