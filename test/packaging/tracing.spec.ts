@@ -8,6 +8,9 @@ import { promisify } from 'node:util';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const fixture = fileURLToPath(new URL('./fixtures/tracing.mjs', import.meta.url));
+const jestFixture = fileURLToPath(
+  new URL('./fixtures/engine-under-jest.test.cjs', import.meta.url),
+);
 
 interface TracingReport {
   readonly apiInstalled: boolean;
@@ -70,6 +73,18 @@ describe('tracing in the built packages', () => {
       expect(apiInstalled).toBe(false);
       expect(replayed).toEqual({ cjs: [false, true], esm: [false, true] });
       expect(spans).toEqual([]);
+    });
+
+    it("starts under the app's own Jest (CommonJS) without @opentelemetry/api", async () => {
+      await cp(jestFixture, join(app, 'engine-under-jest.test.cjs'));
+      const jest = join(root, 'node_modules/jest/bin/jest.js');
+      const config = JSON.stringify({ rootDir: app, testMatch: ['**/*.test.cjs'], transform: {} });
+      const { stderr } = await promisify(execFile)(
+        process.execPath,
+        [jest, '--ci', '--config', config],
+        { cwd: app, env: { ...process.env, NODE_OPTIONS: '' } },
+      );
+      expect(stderr).toMatch(/Tests:\s+1 passed, 1 total/);
     });
 
     it('refuses to start on an @opentelemetry/api that is installed but not the API', async () => {

@@ -5,6 +5,7 @@
  * `inspect`, `release` and `purge` list, inspect and free the keys of a running system.
  *
  * @packageDocumentation
+ * @module @oncely/cli
  */
 
 /** Runs `oncely` with a command line; returns its exit code. */

@@ -46,6 +46,11 @@ export class Oncely {
     return this.#engine.service;
   }
 
+  /** Other names the service accepts as its own: the `serviceAliases` option, checked. */
+  get serviceAliases(): readonly string[] {
+    return this.#engine.serviceAliases;
+  }
+
   /**
    * Every claim of the middleware created so far, as `oncely registry export` writes them: the
    * registry lists an Express app by loading the module that creates its middleware.

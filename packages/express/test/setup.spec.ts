@@ -40,6 +40,18 @@ describe('createOncely() and middleware creation', () => {
     );
   });
 
+  it('takes serviceAliases beside the service, checked like the Nest module’s', () => {
+    expect(() => oncely({ service: 'shop-api', serviceAliases: 'shop' as never })).toThrow(
+      /^createOncely\(\) option "serviceAliases" must be an array of service names, got "shop"\./,
+    );
+    expect(() => oncely({ service: 'shop-api', serviceAliases: ['shop', 'shop api'] })).toThrow(
+      /^createOncely\(\) option "serviceAliases" has "shop api" at index 1, which is not a service name/,
+    );
+    expect(oncely({ service: 'shop-api', serviceAliases: ['shop'] }).serviceAliases).toEqual([
+      'shop',
+    ]);
+  });
+
   it('takes a service name, checks it, and lists the claims of the middleware created', () => {
     expect(() => oncely({ service: 'shop api' })).toThrow(
       /^createOncely\(\) option "service" must name the service/,

@@ -76,6 +76,11 @@ export class OncelyRuntime {
     return this.engine.service;
   }
 
+  /** Other names the service accepts as its own: the `serviceAliases` option, checked. */
+  get serviceAliases(): readonly string[] {
+    return this.engine.serviceAliases;
+  }
+
   /** Every claim of the routes defined so far, as `oncely registry export` lists them. */
   claims(): RegistryClaim[] {
     return this.engine.claims();

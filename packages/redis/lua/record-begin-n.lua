@@ -12,7 +12,8 @@
 -- ARGV[3]  retention (ms)         positive integer, the one in the tail
 -- ARGV[4]  legacy                 '1': every second key is of the previous layout (a hash)
 -- ARGV[5]  digest                 SHA-256 hex of the canonical input  } compared with records
--- ARGV[6]  service                '' compares none                    } of the previous layout
+-- ARGV[6]  owners                 the service, then its aliases,      } of the previous layout
+--                                 space-separated; '' compares none   }
 -- ARGV[7]  shared                 '1' when the route is shared        } only
 -- Returns one of
 --   { 'acquired', fence }

@@ -5,7 +5,8 @@
 -- KEYS[2]  the same, of the previous layout <prefix>{<keyHash>}:record (only while legacy
 --          records are read)
 -- ARGV[1]  digest                 SHA-256 hex of the canonical input  } compared with a record
--- ARGV[2]  service                '' compares none                    } of the previous layout
+-- ARGV[2]  owners                 the service, then its aliases,      } of the previous layout
+--                                 space-separated; '' compares none   }
 -- ARGV[3]  shared                 '1' when the route is shared        } only
 -- Returns { 'absent' }, { 'record', nowMs, value } (a live record the store decodes) or what
 -- record-answer.lua answers from a record of the previous layout. An abandoned record (lease

@@ -1,3 +1,4 @@
+import { types } from 'node:util';
 import type { DataSource } from 'typeorm';
 import { isSessionEnded } from './record-dialect.js';
 import type { StatementResult } from './statement-result.js';
@@ -47,7 +48,7 @@ export function postgresPoolStatement(
       return { records: raw.rows ?? [], affected: raw.rowCount ?? 0 };
     } catch (error) {
       failure = error;
-      logger.logQueryError(error instanceof Error ? error : String(error), sql, parameters);
+      logger.logQueryError(types.isNativeError(error) ? error : String(error), sql, parameters);
       throw error;
     } finally {
       client.off('error', onError);

@@ -1,3 +1,4 @@
+import { types } from 'node:util';
 import { UnsupportedDatabaseError } from './unsupported-database.error.js';
 
 /** The SQL families the record store speaks; each has its own column types and locking. */
@@ -96,12 +97,12 @@ const CONNECTION_ERROR_CODES = new Set([
  */
 export function isConnectionLost(error: unknown): boolean {
   if (isSessionEnded(error)) return true;
-  if (error instanceof Error && error.name === 'QueryRunnerAlreadyReleasedError') return true;
+  if (types.isNativeError(error) && error.name === 'QueryRunnerAlreadyReleasedError') return true;
   const { code } = driverFields(error);
   if (typeof code === 'string' && (CONNECTION_ERROR_CODES.has(code) || code.startsWith('08'))) {
     return true;
   }
   // node-postgres reports a socket closed under a query without any code.
-  const message = error instanceof Error ? error.message : '';
+  const message = types.isNativeError(error) ? error.message : '';
   return /Connection terminated|Client has encountered a connection error/.test(message);
 }

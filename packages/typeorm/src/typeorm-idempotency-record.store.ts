@@ -1,3 +1,4 @@
+import { types } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import {
   LeaseLostError,
@@ -363,7 +364,7 @@ function purgeScheduleOptions(options: PurgeScheduleOptions): Required<PurgeSche
 }
 
 function reportPurgeFailure(error: unknown): void {
-  const reason = error instanceof Error ? error.message : String(error);
+  const reason = types.isNativeError(error) ? error.message : String(error);
   process.emitWarning(
     `oncely could not purge expired idempotency records; the next purge tries again: ${reason}`,
     { type: 'OncelyPurgeWarning', code: 'ONCELY_PURGE_FAILED' },

@@ -1,3 +1,4 @@
+import { types } from 'node:util';
 import { registryCommands } from '../registry/registry.commands.js';
 import { operatorCommands } from '../operator/operator.commands.js';
 import {
@@ -51,7 +52,7 @@ export async function runCli(
     if (error instanceof UsageError) {
       io.err(`${error.message}\n\n${error.usage}\n`);
     } else {
-      io.err(`${error instanceof Error ? error.message : String(error)}\n`);
+      io.err(`${types.isNativeError(error) ? error.message : String(error)}\n`);
     }
     return ExitCode.failed;
   }

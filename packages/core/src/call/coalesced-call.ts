@@ -1,4 +1,5 @@
 import { ForeignOwnerError } from '../errors/foreign-owner.error.js';
+import { isOwnService } from '../errors/own-service.js';
 import { FlightBusyError } from '../flight/flight-busy.error.js';
 import { flightErrorOutcome } from '../flight/flight-error.outcome.js';
 import type { HttpResponse } from '../http/http-response.js';
@@ -59,7 +60,7 @@ export async function runCoalesced(
   /** Whether the flight runs this call's own handler: it is then no duplicate of it. */
   let leading = false;
   try {
-    const { service } = env.engines;
+    const { service, serviceAliases } = env.engines;
     const flown = env.engines.flight.run<OwnedResponse>(
       key,
       async (flight) => {
@@ -103,7 +104,12 @@ export async function runCoalesced(
       if (!leading) refuseJoined();
     });
     const { owner } = value;
-    if (owner !== undefined && service !== undefined && owner !== service && !route.shared) {
+    if (
+      owner !== undefined &&
+      service !== undefined &&
+      !isOwnService(owner, service, serviceAliases) &&
+      !route.shared
+    ) {
       const refusal = new ForeignOwnerError(key, service, owner);
       events.emit('single-flight', 'foreign_owner', route.operation, key, undefined, refusal);
       throw refusal;

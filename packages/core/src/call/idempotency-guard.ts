@@ -1,4 +1,5 @@
 import { ForeignOwnerError } from '../errors/foreign-owner.error.js';
+import { isOwnService } from '../errors/own-service.js';
 import { FlightBusyError } from '../flight/flight-busy.error.js';
 import { guardFlightKey } from '../flight/flight-lease-admin.port.js';
 import type { BusinessKey } from '../key/key.types.js';
@@ -93,12 +94,12 @@ export async function runGuarded(
       if (mine !== undefined) return mine;
     }
     if (source === 'joined') refuseJoined();
-    const { service } = env.engines;
+    const { service, serviceAliases } = env.engines;
     // The guard's cache is the coordinator's: another service on it may have filled it.
     if (
       value.owner !== undefined &&
       service !== undefined &&
-      value.owner !== service &&
+      !isOwnService(value.owner, service, serviceAliases) &&
       !route.shared
     ) {
       throw foreignOwner(env, route, key.identity, value.owner);

@@ -49,6 +49,12 @@ export interface ProtectedCallEngines {
    * Without it, no owners are stored or compared.
    */
   readonly service?: string;
+  /**
+   * Other services whose records, leases and cached results count as this one's own (the app's
+   * `serviceAliases`, while it is renamed); what it writes still carries `service`. Left out
+   * when there are none, so the owner checks compare `service` alone.
+   */
+  readonly serviceAliases?: ReadonlySet<string>;
 }
 
 /** What a handler gets while oncely runs it. */

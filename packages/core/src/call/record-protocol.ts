@@ -51,6 +51,7 @@ export async function runUnderRecord(
     retentionMs: route.retention,
     ...(previousIdentities && { previousIdentities }),
     ...(owner !== undefined && { owner, shared: route.shared }),
+    ...(env.engines.serviceAliases && { ownerAliases: env.engines.serviceAliases }),
   };
   const stamped = owner === undefined ? {} : { owner };
   for (let attempt = 0; ; attempt++) {

@@ -5,12 +5,12 @@ import { registryClaimsOf, type RegistryClaim } from '../registry/registry-claim
 import type { OncelyEngineOptions } from './oncely-engine.options.js';
 import type { ProtectedRouteDeclaration } from './protected-route.declaration.js';
 import { resolveProtectionDefaults } from './protection-setup.js';
-import { serviceNameOf } from './service-name.js';
+import { serviceAliasesOf, serviceNameOf } from './service-name.js';
 
 /** The options that decide what an app's routes claim: no coordinator, no store. */
 export type DeclaredRoutesOptions = Pick<
   OncelyEngineOptions,
-  'namespace' | 'service' | 'defaults' | 'owner'
+  'namespace' | 'service' | 'serviceAliases' | 'defaults' | 'owner'
 >;
 
 /**
@@ -29,6 +29,8 @@ export class DeclaredRoutes {
     readonly owner: string,
     /** The service owning the claims (the `service` option, or its default). */
     readonly service: string,
+    /** Other names the service accepts as its own (the `serviceAliases` option), checked. */
+    readonly serviceAliases: readonly string[],
     /** The route defaults, namespace included. */
     readonly defaults: ProtectionDefaults,
   ) {}
@@ -37,9 +39,11 @@ export class DeclaredRoutes {
   static create(options: DeclaredRoutesOptions): DeclaredRoutes {
     const owner = typeof options?.owner === 'string' ? options.owner : 'createOncelyEngine()';
     const defaults = resolveProtectionDefaults(owner, options);
+    const service = serviceNameOf(owner, options.service, defaults.namespace);
     return new DeclaredRoutes(
       owner,
-      serviceNameOf(owner, options.service, defaults.namespace),
+      service,
+      serviceAliasesOf(owner, options.serviceAliases, service),
       defaults,
     );
   }

@@ -18,6 +18,15 @@ export interface OncelyEngineOptions extends SecurityOptions {
    */
   readonly service?: string;
   /**
+   * Other names this service accepts as its own while it is renamed, e.g. `["shop"]` beside
+   * `service: "shop-api"`: their live claims do not fail its boot, and their records, SingleFlight
+   * leases and cached results answer it as its own, while what it writes still carries `service`.
+   * Named aliases rather than former names because a rename lists the new name first (old
+   * replicas accepting it), then the old one: see docs/shared-claims.md for the steps. Each is a
+   * service name, listed once, other than `service`. Default: none.
+   */
+  readonly serviceAliases?: readonly string[];
+  /**
    * The SingleFlight coordinator, e.g. `new RedisFlightCoordinator(redis)` from `@oncely/redis`.
    * Handed over: the engine closes it on `close()` (which leaves a client you passed it open).
    * Default: an in-memory coordinator for this process only.

@@ -33,6 +33,8 @@ export interface OncelyEngine {
   readonly owner: string;
   /** The service owning this app's claims: the `service` option, or its default. */
   readonly service: string;
+  /** Other names the service accepts as its own: the `serviceAliases` option, checked. */
+  readonly serviceAliases: readonly string[];
   /** The route defaults, namespace included. */
   readonly defaults: ProtectionDefaults;
   /** Runs protected calls on the coordinator and store below. */
@@ -112,6 +114,8 @@ export function createOncelyEngine(options: OncelyEngineOptions): OncelyEngine {
     store: given.store ?? new InMemoryIdempotencyRecordStore(),
   };
   const { coordinator, store } = secureEngines(owner, plain, options);
+  // Built once: the per-call owner checks look names up in it, and only when there are any.
+  const aliases = routes.serviceAliases.length > 0 ? new Set(routes.serviceAliases) : undefined;
   const executor = new ProtectedCallExecutor(
     createProtectionEngines({
       coordinator,
@@ -120,12 +124,14 @@ export function createOncelyEngine(options: OncelyEngineOptions): OncelyEngine {
       tracer: tracing.current,
       maxResponseBytes: routes.defaults.maxResponseBytes,
       service: routes.service,
+      ...(aliases && { serviceAliases: aliases }),
     }),
   );
   return new Engine(routes, executor, coordinator, store, {
     givenStore: plain.store,
     plain,
     claims,
+    ...(aliases && { serviceAliases: aliases }),
     events,
     tracing,
     owned: closablesOf(plain),
@@ -157,6 +163,7 @@ class Engine implements OncelyEngine {
       /** The coordinator and store as given: those offering a claim registry. */
       readonly plain: { readonly coordinator: object; readonly store: object };
       readonly claims: ClaimSettings | undefined;
+      readonly serviceAliases?: ReadonlySet<string>;
       readonly events: readonly OncelyEventListener[];
       readonly tracing: CallTracing;
       readonly owned: readonly Closable[];
@@ -171,6 +178,10 @@ class Engine implements OncelyEngine {
 
   get service(): string {
     return this.routes.service;
+  }
+
+  get serviceAliases(): readonly string[] {
+    return this.routes.serviceAliases;
   }
 
   get defaults(): ProtectionDefaults {
@@ -215,10 +226,11 @@ class Engine implements OncelyEngine {
   }
 
   async #registerClaims(warn: (message: string) => void): Promise<void> {
-    const { claims, plain, events } = this.parts;
+    const { claims, plain, events, serviceAliases } = this.parts;
     if (claims === undefined || this.#closing) return;
     const heartbeat = new ClaimHeartbeat(claimTargetsOf(claims, plain), {
       ...claims,
+      ...(serviceAliases && { serviceAliases }),
       events,
       warn,
     });

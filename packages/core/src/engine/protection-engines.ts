@@ -24,6 +24,8 @@ export interface ProtectionEnginesOptions {
   readonly clock?: Clock;
   /** The service stamped on every record (`ProtectedCallEngines.service`). */
   readonly service?: string;
+  /** Other services accepted as this one (`ProtectedCallEngines.serviceAliases`). */
+  readonly serviceAliases?: ReadonlySet<string>;
 }
 
 /**
@@ -38,6 +40,9 @@ export function createProtectionEngines(options: ProtectionEnginesOptions): Prot
       maxResultBytes: Math.ceil(options.maxResponseBytes * 1.5) + 64 * 1024,
     }),
     ...(options.service !== undefined && { service: options.service }),
+    ...(options.serviceAliases !== undefined && {
+      serviceAliases: [...options.serviceAliases],
+    }),
   };
   return {
     flight: new SingleFlight(options.coordinator, { ...shared, events }),
@@ -53,5 +58,6 @@ export function createProtectionEngines(options: ProtectionEnginesOptions): Prot
     ...(options.tracer && { tracer: options.tracer }),
     ...(options.clock && { clock: options.clock }),
     ...(options.service !== undefined && { service: options.service }),
+    ...(options.serviceAliases !== undefined && { serviceAliases: options.serviceAliases }),
   };
 }

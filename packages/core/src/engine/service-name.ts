@@ -37,6 +37,44 @@ export function serviceNameOf(
   return service;
 }
 
+/**
+ * The `serviceAliases` option checked: other service names, each one only once and none of them
+ * `service` itself. `owner` names the entry point in the error.
+ */
+export function serviceAliasesOf(
+  owner: string,
+  aliases: unknown,
+  service: string,
+): readonly string[] {
+  if (aliases === undefined) return [];
+  const option = `${owner} option "serviceAliases"`;
+  const fix =
+    'List the names this service is being renamed from or to, such as ["shop"] beside service: "shop-api"; see docs/shared-claims.md.';
+  if (!Array.isArray(aliases)) {
+    throw new OncelyConfigurationError(
+      `${option} must be an array of service names, got ${describeOptionValue(aliases)}. ${fix}`,
+    );
+  }
+  const seen = new Set<string>();
+  for (const [index, alias] of (aliases as unknown[]).entries()) {
+    if (typeof alias !== 'string' || !isServiceName(alias)) {
+      throw new OncelyConfigurationError(
+        `${option} has ${describeOptionValue(alias)} at index ${index}, which is not a service name (letters, digits, . _ ~ -, after an optional @scope/; at most ${MAX_SERVICE_NAME_LENGTH} characters). ${fix}`,
+      );
+    }
+    if (alias === service) {
+      throw new OncelyConfigurationError(
+        `${option} lists "${alias}", the service’s own name: it always counts as its own. ${fix}`,
+      );
+    }
+    if (seen.has(alias)) {
+      throw new OncelyConfigurationError(`${option} lists "${alias}" twice. ${fix}`);
+    }
+    seen.add(alias);
+  }
+  return [...seen];
+}
+
 function isServiceName(name: string): boolean {
   return name.length <= MAX_SERVICE_NAME_LENGTH && SERVICE_NAME_PATTERN.test(name);
 }

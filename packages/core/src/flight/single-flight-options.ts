@@ -19,6 +19,11 @@ export interface SingleFlightOptions extends FlightOptions {
    * counts as the caller's own.
    */
   readonly service?: string;
+  /**
+   * Other services whose leases count as this one's own, to be waited for (the app's
+   * `serviceAliases`, while it is renamed); its own leases still name `service`.
+   */
+  readonly serviceAliases?: readonly string[];
   /** Largest serialised result (or shared error) the engine stores, in UTF-8 bytes. */
   readonly maxResultBytes?: number;
   /**
@@ -75,6 +80,8 @@ export interface ResolvedEngineOptions {
   readonly listeners: readonly OncelyEventListener[];
   readonly ownerId: () => string;
   readonly service?: string;
+  /** `undefined` when there are none: the lease check then compares `service` alone. */
+  readonly serviceAliases?: ReadonlySet<string>;
   readonly maxResultBytes: number;
   readonly handoffTtl: number;
   readonly backoffInitial: number;
@@ -101,16 +108,18 @@ export function resolveEngineOptions(options: SingleFlightOptions = {}): Resolve
     throw new InvalidFlightOptionError('ownerId', randomId, 'a function returning a unique string');
   }
   const { service } = options;
-  if (service !== undefined && (typeof service !== 'string' || !/^[^#\s]+$/.test(service))) {
+  if (service !== undefined && !isTokenService(service)) {
     throw new InvalidFlightOptionError('service', service, 'a service name without "#"');
   }
   const ownerId = service === undefined ? randomId : () => `${service}${SERVICE_MARK}${randomId()}`;
+  const serviceAliases = serviceAliasesOf(options.serviceAliases);
   const backoff = options.backoff ?? {};
   const resolved: ResolvedEngineOptions = {
     flight,
     listeners: [...(listeners as readonly OncelyEventListener[])],
     ownerId,
     ...(service !== undefined && { service }),
+    ...(serviceAliases !== undefined && { serviceAliases }),
     maxResultBytes: milliseconds(
       'maxResultBytes',
       options.maxResultBytes ?? flightDefaults.maxResultBytes,
@@ -187,4 +196,21 @@ function milliseconds(
     throw new InvalidFlightOptionError(option, value, expected);
   }
   return value;
+}
+
+/** The aliases as a set, `undefined` when there are none. */
+function serviceAliasesOf(aliases: unknown): ReadonlySet<string> | undefined {
+  if (aliases === undefined) return undefined;
+  if (!Array.isArray(aliases) || aliases.some((alias) => !isTokenService(alias))) {
+    throw new InvalidFlightOptionError(
+      'serviceAliases',
+      aliases,
+      'an array of service names without "#"',
+    );
+  }
+  return aliases.length === 0 ? undefined : new Set(aliases as string[]);
+}
+
+function isTokenService(service: unknown): service is string {
+  return typeof service === 'string' && /^[^#\s]+$/.test(service);
 }

@@ -1,6 +1,7 @@
 import type { OncelyOutcome } from '../events/oncely-event.js';
 import { OncelyEventDispatcher, type OncelyEventDraft } from '../events/oncely-event-dispatcher.js';
 import { ForeignOwnerError } from '../errors/foreign-owner.error.js';
+import { isOwnService } from '../errors/own-service.js';
 import { LeaseLostError } from '../errors/lease-lost.error.js';
 import { FlightBusyError } from './flight-busy.error.js';
 import { flightErrorOutcome } from './flight-error.outcome.js';
@@ -370,10 +371,12 @@ export class SingleFlight {
 
   /** A lease of another service is no flight to wait for: its result is not this service's. */
   #refuseForeign(key: string, holder: string | undefined, shared: boolean): void {
-    const { service } = this.#options;
+    const { service, serviceAliases } = this.#options;
     const holderService = serviceOfToken(holder);
     if (service === undefined || shared || holderService === undefined) return;
-    if (holderService !== service) throw new ForeignOwnerError(key, service, holderService);
+    if (!isOwnService(holderService, service, serviceAliases)) {
+      throw new ForeignOwnerError(key, service, holderService);
+    }
   }
 }
 

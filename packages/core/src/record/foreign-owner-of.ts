@@ -1,14 +1,15 @@
+import { isOwnService } from '../errors/own-service.js';
 import type { BeginOptions } from './idempotency-record-store.port.js';
 
 /**
  * The owner of a live record that `options` does not accept: `undefined` when the record has no
- * owner (written before owners were stored), is the caller's, or the caller compares none or
- * shares the operation. What every store's `begin` checks first.
+ * owner (written before owners were stored), is the caller's or one of its `ownerAliases`, or the
+ * caller compares none or shares the operation. What every store's `begin` checks first.
  */
 export function foreignOwnerOf(
   recordOwner: string | null | undefined,
-  options: Pick<BeginOptions, 'owner' | 'shared'>,
+  options: Pick<BeginOptions, 'owner' | 'ownerAliases' | 'shared'>,
 ): string | undefined {
   if (!recordOwner || options.owner === undefined || options.shared === true) return undefined;
-  return recordOwner === options.owner ? undefined : recordOwner;
+  return isOwnService(recordOwner, options.owner, options.ownerAliases) ? undefined : recordOwner;
 }

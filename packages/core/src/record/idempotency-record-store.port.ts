@@ -24,7 +24,8 @@ export interface IdempotencyRecordStore {
    * With `options.owner`, the record claimed carries it, and a live record (of the identity or a
    * previous one) carrying another owner answers `foreign_owner` before anything else is
    * compared: it is neither replayed nor overwritten. A record without an owner (written before
-   * owners were stored) counts as the caller's own; `options.shared` accepts every owner.
+   * owners were stored) counts as the caller's own, and so does one whose owner is among
+   * `options.ownerAliases`; `options.shared` accepts every owner.
    */
   begin(identity: string, digest: string, options: BeginOptions): Promise<BeginOutcome>;
 
@@ -83,6 +84,11 @@ export interface BeginOptions {
    * owner of a live record found under the identity. Leave it out to compare no owners.
    */
   readonly owner?: string;
+  /**
+   * Other owners whose records answer as the caller's own (the app's `serviceAliases`, while the
+   * service is renamed); the record keeps the owner it has. Only read along with `owner`.
+   */
+  readonly ownerAliases?: ReadonlySet<string>;
   /** The route declares `shared: true`: records of other owners answer as the caller's own. */
   readonly shared?: boolean;
 }

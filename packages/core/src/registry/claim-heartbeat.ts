@@ -1,3 +1,4 @@
+import { types } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import { OncelyConfigurationError } from '../errors/oncely-configuration.error.js';
 import type { OncelyEventListener } from '../events/oncely-event.js';
@@ -5,6 +6,7 @@ import { OncelyEventDispatcher } from '../events/oncely-event-dispatcher.js';
 import type { ClaimConflict, ClaimRegistry } from './claim-registry.port.js';
 import { claimedOperation } from './claim-registry.port.js';
 import { ForeignClaimError } from './foreign-claim.error.js';
+import { isOwnService } from '../errors/own-service.js';
 import type { RegistryClaim } from './registry-claim.js';
 
 /** What a conflict with another service's live claim does at start-up. */
@@ -23,6 +25,11 @@ export interface ClaimHeartbeatSettings {
   /** How often it is renewed, in milliseconds; below `ttlMs`. */
   readonly renewEveryMs: number;
   readonly onForeignClaim: OnForeignClaim;
+  /**
+   * Other services whose claims are this app's own (the `serviceAliases` option, while the
+   * service is renamed): the registries list them as conflicts, and the heartbeat drops them.
+   */
+  readonly serviceAliases?: ReadonlySet<string>;
   readonly events: readonly OncelyEventListener[];
   /** Where warnings go (Nest's logger, `console.warn`, …). */
   readonly warn: (message: string) => void;
@@ -32,7 +39,8 @@ export interface ClaimHeartbeatSettings {
  * Registers one app instance's claims where its records go, renews them on an unref'd timer and
  * withdraws them on `stop`. At `start`, a conflict with another service's live claim throws
  * `ForeignClaimError` (`onForeignClaim: 'fail'`) or is warned about and reported as a
- * `foreign_claim` event (`'warn'`); conflicts appearing later (another service booting with
+ * `foreign_claim` event (`'warn'`), unless the other service is one of `serviceAliases`; conflicts
+ * appearing later (another service booting with
  * `'warn'`) are warned about and reported likewise, once per pair, since a running app cannot
  * fail its boot any more. A registry that cannot be reached is warned about and tried again on
  * the next beat: claims are an alarm, not a dependency of serving.
@@ -106,7 +114,7 @@ export class ClaimHeartbeat {
           ttlMs: this.settings.ttlMs,
         });
         this.#announced.set(target, mine);
-        if (check.kind === 'conflicts') conflicts.push(...check.conflicts);
+        if (check.kind === 'conflicts') conflicts.push(...this.#foreign(check.conflicts));
         this.#unreachable = false;
       } catch (error) {
         if (atStart && error instanceof OncelyConfigurationError) throw error;
@@ -119,6 +127,15 @@ export class ClaimHeartbeat {
       }
     }
     return conflicts;
+  }
+
+  /** The conflicts with services that are not this one under another name. */
+  #foreign(conflicts: readonly ClaimConflict[]): readonly ClaimConflict[] {
+    const { serviceAliases } = this.settings;
+    if (serviceAliases === undefined) return conflicts;
+    return conflicts.filter(
+      ({ claim, foreign }) => !isOwnService(foreign.owner, claim.owner, serviceAliases),
+    );
   }
 
   #report(conflicts: readonly ClaimConflict[]): void {
@@ -141,5 +158,5 @@ export class ClaimHeartbeat {
 }
 
 function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return types.isNativeError(error) ? error.message : String(error);
 }

@@ -18,7 +18,7 @@ export class ForeignClaimError extends OncelyConfigurationError {
     const { claim, foreign } = first!;
     const more = conflicts.length > 1 ? ` (and ${conflicts.length - 1} more conflicts)` : '';
     super(
-      `Service "${claim.owner}" (${claim.route}) claims ${claim.mechanism} operation "${claimedOperation(claim)}", which service "${foreign.owner}" (${foreign.route}) already claims${more}: both would read and write the same keys. Rename the namespace or the operation of one of them, or, if both really do the same work, mark both routes shared: true. onForeignClaim: 'warn' starts anyway (the foreign-owner checks then refuse each other's records).`,
+      `Service "${claim.owner}" (${claim.route}) claims ${claim.mechanism} operation "${claimedOperation(claim)}", which service "${foreign.owner}" (${foreign.route}) already claims${more}: both would read and write the same keys. Rename the namespace or the operation of one of them, or, if both really do the same work, mark both routes shared: true; if they are one service being renamed, list the other name in serviceAliases (docs/shared-claims.md#renaming-a-service). onForeignClaim: 'warn' starts anyway (the foreign-owner checks then refuse each other's records).`,
     );
   }
 }

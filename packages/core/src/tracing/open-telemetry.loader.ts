@@ -1,3 +1,4 @@
+import { types } from 'node:util';
 import type { CallTracer } from './call-tracer.port.js';
 import { createOpenTelemetryTracer, type OpenTelemetryApi } from './open-telemetry-call.tracer.js';
 import { OpenTelemetryLoadError } from './open-telemetry-load.error.js';
@@ -17,7 +18,7 @@ export async function loadOpenTelemetryTracer(owner: string): Promise<CallTracer
     loaded = await import('@opentelemetry/api');
   } catch (error) {
     if (isApiNotInstalled(error)) return undefined;
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = types.isNativeError(error) ? error.message : String(error);
     throw new OpenTelemetryLoadError(owner, reason, { cause: error });
   }
   // A CommonJS module imported as ESM may show its exports on `default` only.
@@ -31,9 +32,13 @@ export async function loadOpenTelemetryTracer(owner: string): Promise<CallTracer
   return createOpenTelemetryTracer(api);
 }
 
-/** The API itself is missing, not a file it needs: the module name is quoted as imported. */
+/**
+ * The API itself is missing, not a file it needs: the module name is quoted as imported. The
+ * error may come from another realm (Jest's module registry throws its own), where it is no
+ * `instanceof Error`: `isNativeError` tells either way.
+ */
 function isApiNotInstalled(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
+  if (!types.isNativeError(error)) return false;
   const { code } = error as { code?: unknown };
   return (
     (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') &&

@@ -22,22 +22,45 @@ class GuardedRecordStore extends InMemoryIdempotencyRecordStore {
 
 const defaults = { ...DEFAULT_PROTECTION, namespace: 'shop' };
 
+/** A service's executor on `coordinator` and `store`, and the events it emitted. */
+function serviceOn(
+  coordinator: InMemoryFlightCoordinator,
+  store: InMemoryIdempotencyRecordStore,
+  name: string,
+  serviceAliases?: readonly string[],
+) {
+  const events: OncelyEvent[] = [];
+  const executor = new ProtectedCallExecutor(
+    createProtectionEngines({
+      coordinator,
+      store,
+      service: name,
+      ...(serviceAliases && { serviceAliases: new Set(serviceAliases) }),
+      events: [(event) => events.push(event)],
+    }),
+  );
+  return { executor, events };
+}
+
 /** Two services with one namespace, on one coordinator and one store. */
 function twoServices(store: InMemoryIdempotencyRecordStore) {
   const coordinator = new InMemoryFlightCoordinator({ sweepInterval: 0 });
-  const service = (name: string) => {
-    const events: OncelyEvent[] = [];
-    const executor = new ProtectedCallExecutor(
-      createProtectionEngines({
-        coordinator,
-        store,
-        service: name,
-        events: [(event) => events.push(event)],
-      }),
-    );
-    return { executor, events };
-  };
+  const service = (name: string) => serviceOn(coordinator, store, name);
   return { orders: service('orders-api'), billing: service('billing-api'), coordinator };
+}
+
+/**
+ * A service renamed from `shop` to `shop-api` on one coordinator and one store: step 1 runs the
+ * old name accepting the new, step 2 the new name accepting the old, beside an unrelated service.
+ */
+function renamedService(store: InMemoryIdempotencyRecordStore) {
+  const coordinator = new InMemoryFlightCoordinator({ sweepInterval: 0 });
+  return {
+    coordinator,
+    step1: serviceOn(coordinator, store, 'shop', ['shop-api']),
+    step2: serviceOn(coordinator, store, 'shop-api', ['shop']),
+    unrelated: serviceOn(coordinator, store, 'billing-api'),
+  };
 }
 
 function route(mechanism: 'idempotent' | 'singleFlight', shared = false): ProtectedRoute {
@@ -242,5 +265,105 @@ describe('SingleFlight leases of another service', () => {
     } finally {
       await coordinator.close();
     }
+  });
+});
+
+describe.each([
+  ['behind the guard flight', GuardedRecordStore],
+  ['on a store that answers at cache speed, alone', InMemoryIdempotencyRecordStore],
+])('a service being renamed (serviceAliases), %s', (_, Store) => {
+  let coordinator: InMemoryFlightCoordinator | undefined;
+  afterEach(() => coordinator?.close());
+
+  const call = (
+    executor: ProtectedCallExecutor,
+    protectedRoute: ProtectedRoute,
+    handler: () => Promise<HttpResponse>,
+    id = 'q-1',
+  ): Promise<ProtectedCallResult> =>
+    executor.execute({
+      route: protectedRoute,
+      keys: resolveCallKeys(protectedRoute, {
+        ...request(undefined, id),
+        headers: { 'idempotency-key': id },
+      }),
+      handler,
+    });
+
+  it('replays the records of the other name as its own, both ways, running the handler once; an unrelated service is still refused', async () => {
+    const services = renamedService(new Store());
+    coordinator = services.coordinator;
+    const { step1, step2, unrelated } = services;
+    const payments = route('idempotent');
+    let runs = 0;
+    const handler = async () => json({ run: ++runs });
+
+    const first = await call(step1.executor, payments, handler, 'by-old');
+    const second = await call(step2.executor, payments, handler, 'by-new');
+    const replays = [
+      await call(step2.executor, payments, handler, 'by-old'),
+      await call(step1.executor, payments, handler, 'by-new'),
+    ];
+
+    expect(runs).toBe(2);
+    expect(replays.map((replay) => [replay.replayed, replay.response.body])).toEqual([
+      [true, first.response.body],
+      [true, second.response.body],
+    ]);
+    await expect(call(unrelated.executor, payments, handler, 'by-old')).rejects.toMatchObject({
+      owner: 'billing-api',
+      foreignOwner: 'shop',
+    });
+    await expect(call(unrelated.executor, payments, handler, 'by-new')).rejects.toMatchObject({
+      owner: 'billing-api',
+      foreignOwner: 'shop-api',
+    });
+    expect(runs).toBe(2);
+    for (const { events } of [step1, step2]) {
+      expect(events.filter((event) => event.outcome === 'foreign_owner')).toEqual([]);
+    }
+  });
+
+  it('waits for a SingleFlight lease of the other name and takes its cached result, both ways; an unrelated service is still refused', async () => {
+    const services = renamedService(new Store());
+    coordinator = services.coordinator;
+    const { step1, step2, unrelated } = services;
+    const quotes = route('singleFlight');
+    let runs = 0;
+    const held = gate();
+    const led = call(step1.executor, quotes, async () => {
+      held.signal();
+      await held.opened;
+      return json({ run: ++runs });
+    });
+    await held.entered;
+    const joined = call(step2.executor, quotes, async () => json({ run: ++runs }));
+    await expect(
+      call(unrelated.executor, quotes, async () => json({ run: ++runs })),
+    ).rejects.toMatchObject({ owner: 'billing-api', foreignOwner: 'shop' });
+    held.open();
+
+    const answers = await Promise.all([led, joined]);
+    const cached = [
+      await call(step2.executor, quotes, async () => json({ run: ++runs })),
+      await call(step1.executor, quotes, async () => json({ run: ++runs }), 'q-2'),
+      await call(step2.executor, quotes, async () => json({ run: ++runs }), 'q-2'),
+    ];
+
+    expect(runs).toBe(2);
+    expect(answers.map((answer) => answer.response.body)).toEqual([
+      { kind: 'json', value: { run: 1 } },
+      { kind: 'json', value: { run: 1 } },
+    ]);
+    expect(cached.map((answer) => answer.response.body)).toEqual([
+      { kind: 'json', value: { run: 1 } },
+      { kind: 'json', value: { run: 2 } },
+      { kind: 'json', value: { run: 2 } },
+    ]);
+    await expect(
+      call(unrelated.executor, quotes, async () => json({ run: ++runs }), 'q-2'),
+    ).rejects.toMatchObject({ owner: 'billing-api', foreignOwner: 'shop' });
+    expect(step2.events.map((event) => event.outcome)).toEqual(['shared', 'cached', 'cached']);
+    expect(step1.events.map((event) => event.outcome)).toEqual(['executed', 'executed']);
   });
 });

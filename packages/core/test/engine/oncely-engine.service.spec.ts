@@ -62,6 +62,40 @@ describe('the service option', () => {
     expect(message).toContain(`got ${shown}.`);
   });
 
+  it('takes serviceAliases, the other names the service accepts as its own while it is renamed', () => {
+    expect(engine({ service: 'shop-api' }).serviceAliases).toEqual([]);
+    const built = engine({ service: 'shop-api', serviceAliases: ['shop', '@acme/shop'] });
+
+    expect(built.serviceAliases).toEqual(['shop', '@acme/shop']);
+    built.defineRoute('POST /orders', {
+      idempotent: { operation: 'order-create', scope: 'user.tenantId' },
+    });
+    // Claims are stamped with the service alone: the aliases are what it accepts, not what it is.
+    expect(built.claims().map((claim) => claim.owner)).toEqual(['shop-api']);
+  });
+
+  it.each([
+    ['shop', 'must be an array of service names', 'got "shop"'],
+    [[42], 'has 42 at index 0, which is not a service name', ''],
+    [['shop', 'shop api'], 'has "shop api" at index 1, which is not a service name', ''],
+    [['shop', 'shop'], 'lists "shop" twice', ''],
+    [['shop-api'], 'lists "shop-api", the service’s own name', ''],
+  ])(
+    'refuses serviceAliases %j, naming the option, the bad value and the fix',
+    (aliases, says, got) => {
+      let message = '';
+      try {
+        engine({ service: 'shop-api', serviceAliases: aliases as string[] });
+      } catch (error) {
+        expect(error).toBeInstanceOf(OncelyConfigurationError);
+        message = (error as Error).message;
+      }
+      expect(message).toMatch(/^OncelyModule option "serviceAliases" /);
+      expect(message).toContain(says);
+      expect(message).toContain(got);
+    },
+  );
+
   it('defaults to the name of the nearest package.json above the working directory', async () => {
     await writeFile(join(dir, 'package.json'), JSON.stringify({ name: '@acme/orders' }));
     // A nameless package.json (a build's {"type": "commonjs"}) is passed over.

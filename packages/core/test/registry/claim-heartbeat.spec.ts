@@ -51,6 +51,9 @@ describe('claim registration at start-up', () => {
     );
     expect((error as Error).message).toMatch(/Rename the namespace or the operation/);
     expect((error as Error).message).toMatch(/shared: true/);
+    expect((error as Error).message).toContain(
+      'if they are one service being renamed, list the other name in serviceAliases (docs/shared-claims.md#renaming-a-service)',
+    );
     expect((error as ForeignClaimError).conflicts).toHaveLength(1);
   });
 
@@ -96,6 +99,42 @@ describe('claim registration at start-up', () => {
     await Promise.all(replicas.map((replica) => replica.close()));
     const last = engine(registry, 'last-api', 'Last.pay');
     await expect(last.registerClaims()).rejects.toThrow(/"other-api"/);
+  });
+
+  it('lets a service being renamed boot beside the names it lists in serviceAliases, through every step, and still fails an unrelated one', async () => {
+    const registry = new InMemoryClaimRegistry();
+    const warnings: string[] = [];
+    const warn = (message: string) => warnings.push(message);
+    const events: OncelyEvent[] = [];
+    const seen = { events: (event: OncelyEvent) => events.push(event) };
+    // Step 0: the fleet as it runs. Step 1 rolls out beside it: the old name, accepting the new.
+    const step0 = engine(registry, 'shop', 'Orders.pay', seen);
+    await step0.registerClaims(warn);
+    await engine(registry, 'shop', 'Orders.pay', {
+      ...seen,
+      serviceAliases: ['shop-api'],
+    }).registerClaims(warn);
+    await step0.close();
+    // Step 2: the new name, accepting the old one, beside the step-1 replicas.
+    await engine(registry, 'shop-api', 'Orders.pay', {
+      ...seen,
+      serviceAliases: ['shop'],
+    }).registerClaims(warn);
+    await sleep(200); // a few renewals of the step-1 replica, which now sees shop-api's claim
+
+    const unrelated = engine(registry, 'billing-api', 'Billing.pay');
+    const refused = await unrelated.registerClaims().catch((caught: unknown) => caught);
+    expect(refused).toBeInstanceOf(ForeignClaimError);
+    expect((refused as ForeignClaimError).conflicts.map(({ foreign }) => foreign.owner)).toEqual([
+      'shop',
+      'shop-api',
+    ]);
+    // Step 3, once the old name is gone: the new name alone.
+    await created[1]!.close();
+    await engine(registry, 'shop-api', 'Orders.pay', seen).registerClaims(warn);
+
+    expect(warnings).toEqual([]);
+    expect(events).toEqual([]);
   });
 
   it('lets a dead instance’s claim lapse after the TTL', async () => {

@@ -1,3 +1,4 @@
+import { types } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Logger } from '@nestjs/common';
 import { IdempotencyConflictError, RecordStoreUnavailableError } from '@oncely/core';
@@ -158,5 +159,5 @@ function nextWait(error: unknown, ran: boolean, leaseTtl: number): number | unde
 }
 
 function describeError(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return types.isNativeError(error) ? `${error.name}: ${error.message}` : String(error);
 }

@@ -1,17 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DeployCluster, type BootFailure, type DeployNode } from '../support/deploy-cluster.js';
-
-type Booted = DeployNode | BootFailure;
-
-function node(booted: Booted): DeployNode {
-  if ('failed' in booted) throw new Error(`expected a boot, got ${booted.failed.message}`);
-  return booted;
-}
-
-function failure(booted: Booted): BootFailure['failed'] {
-  if (!('failed' in booted)) throw new Error('expected a refused boot, got a running node');
-  return booted.failed;
-}
+import {
+  DeployCluster,
+  bootedNode,
+  refusedBoot,
+  type DeployNode,
+} from '../support/deploy-cluster.js';
 
 interface EventMessage {
   readonly event?: { outcome: string; owner: string; foreignOwner: string; operation: string };
@@ -38,9 +31,9 @@ describe.each(['redis', 'postgres'] as const)('shared claims, records on %s', (s
     cluster.boot({ version: 'v1', leaseTtl: 10_000, service, name, ...more });
 
   it('the second service’s boot fails naming both services and routes; with warn it boots and reports the claim', async () => {
-    const orders = node(await boot('orders-api', 'orders'));
+    const orders = bootedNode(await boot('orders-api', 'orders'));
 
-    const refused = failure(await boot('billing-api', 'billing'));
+    const refused = refusedBoot(await boot('billing-api', 'billing'));
 
     expect(refused.name).toBe('ForeignClaimError');
     const route = String.raw`\w*PaymentsController\.capture \(POST /payments\)`;
@@ -54,7 +47,7 @@ describe.each(['redis', 'postgres'] as const)('shared claims, records on %s', (s
     // The refused service registered nothing, and the first one's claim is untouched.
     expect(await cluster.claimants()).toEqual(['orders-api']);
 
-    const billing = node(await boot('billing-api', 'billing', { onForeignClaim: 'warn' }));
+    const billing = bootedNode(await boot('billing-api', 'billing', { onForeignClaim: 'warn' }));
     expect(claimEvents(billing)).toEqual([
       {
         mechanism: 'idempotency',
@@ -82,14 +75,14 @@ describe.each(['redis', 'postgres'] as const)('shared claims, records on %s', (s
       await Promise.all(
         ['a', 'b', 'c'].map((name) => boot('ledger-api', `ledger-${name}`, heartbeat)),
       )
-    ).map(node);
+    ).map(bootedNode);
     for (const replica of replicas) expect(claimEvents(replica)).toEqual([]);
     expect(await cluster.claimants()).toEqual(['ledger-api', 'ledger-api', 'ledger-api']);
 
     await cluster.stop(replicas[0]!);
     await sleep(2_500); // past the TTL: the others keep renewing theirs
     expect(await cluster.claimants()).toEqual(['ledger-api', 'ledger-api']);
-    expect(failure(await boot('audit-api', 'audit-1')).message).toContain('"ledger-api"');
+    expect(refusedBoot(await boot('audit-api', 'audit-1')).message).toContain('"ledger-api"');
 
     await cluster.stop(replicas[1]!);
     replicas[2]!.worker.kill(); // SIGKILL: no withdrawal, its entry lapses by itself
@@ -97,7 +90,7 @@ describe.each(['redis', 'postgres'] as const)('shared claims, records on %s', (s
     expect(await cluster.claimants()).toEqual(['ledger-api']);
     await sleep(2_500);
     expect(await cluster.claimants()).toEqual([]);
-    const audit = node(await boot('audit-api', 'audit-2'));
+    const audit = bootedNode(await boot('audit-api', 'audit-2'));
     expect(claimEvents(audit)).toEqual([]);
     await cluster.stop(audit);
   }, 240_000);

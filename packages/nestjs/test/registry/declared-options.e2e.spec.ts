@@ -79,6 +79,28 @@ describe('options given to forRootAsync next to the factory', () => {
     );
   });
 
+  it('take serviceAliases from the factory, checked like forRoot’s and createOncely()’s', async () => {
+    await expect(
+      boot({
+        namespace: 'billing',
+        service: 'billing-api',
+        useFactory: () => ({ serviceAliases: ['billing', 'billing-api'] }),
+      }),
+    ).rejects.toThrow(
+      /^OncelyModule option "serviceAliases" lists "billing-api", the service’s own name/,
+    );
+    const app = await boot({
+      namespace: 'billing',
+      service: 'billing-api',
+      useFactory: () => ({ serviceAliases: ['billing'] }),
+    });
+    try {
+      expect(app.get<OncelyRuntime>(ONCELY_RUNTIME).serviceAliases).toEqual(['billing']);
+    } finally {
+      await app.close();
+    }
+  });
+
   it('are checked like any option', async () => {
     await expect(
       boot({ namespace: 'billing', service: 'billing api', useFactory: () => ({}) }),

@@ -44,6 +44,18 @@ export interface BootFailure {
   readonly failed: { readonly name: string; readonly message: string };
 }
 
+/** The node `boot` started; throws with the refusal when its boot was refused. */
+export function bootedNode(booted: DeployNode | BootFailure): DeployNode {
+  if ('failed' in booted) throw new Error(`expected a boot, got ${booted.failed.message}`);
+  return booted;
+}
+
+/** The error a refused boot reported; throws when the node booted. */
+export function refusedBoot(booted: DeployNode | BootFailure): BootFailure['failed'] {
+  if (!('failed' in booted)) throw new Error('expected a refused boot, got a running node');
+  return booted.failed;
+}
+
 /**
  * Payments processes (`deploy.worker.ts`) sharing one Redis key prefix and one PostgreSQL schema,
  * whose `payments` table holds one row per execution of the handler: the truth the deploy suites
@@ -161,6 +173,16 @@ export class DeployCluster {
   async stop(node: DeployNode): Promise<void> {
     node.worker.send({ stop: true });
     await node.worker.exited;
+  }
+
+  /** What a node answered to `GET /quotes/:id`. */
+  async quote(node: DeployNode, id: string): Promise<Omit<PaymentAnswer, 'retryAfter'>> {
+    const response = await fetch(`http://127.0.0.1:${node.port}/quotes/${id}`);
+    return {
+      status: response.status,
+      replayed: response.headers.get('idempotent-replayed') === 'true',
+      body: (await response.json()) as PaymentAnswer['body'],
+    };
   }
 
   async pay(

@@ -5,6 +5,7 @@ import {
   Header,
   Headers,
   Module,
+  Param,
   Post,
   UseGuards,
   type DynamicModule,
@@ -12,7 +13,7 @@ import {
 } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { createPrometheusListener, type OncelyEvent } from '@oncely/core';
-import { IdempotencyManager, IdempotentKey, OncelyModule } from '@oncely/nestjs';
+import { IdempotencyManager, IdempotentKey, OncelyModule, SingleFlight } from '@oncely/nestjs';
 import { RedisFlightCoordinator, RedisIdempotencyRecordStore } from '@oncely/redis';
 import { nextParentMessage, reportToParent, services } from '@oncely/testing-kit';
 import { TypeOrmIdempotencyRecordStore, withIdempotencyRecords } from '@oncely/typeorm';
@@ -39,6 +40,10 @@ export interface DeployNodeConfig {
   readonly leaseTtl: number;
   /** The `service` option; the namespace's default when left out. */
   readonly service?: string;
+  /** The `serviceAliases` option; none when left out. */
+  readonly serviceAliases?: readonly string[];
+  /** Serve `GET /quotes/:id`, a `@SingleFlight` route caching its result for a minute. */
+  readonly quotes?: true;
   /** Told to the parent with `ready`, to tell replicas apart. */
   readonly name?: string;
   /** The `onForeignClaim` option; the default (`fail`) when left out. */
@@ -138,6 +143,19 @@ function paymentsController(): Type {
   return PaymentsController;
 }
 
+/**
+ * A quote per id, computed once and shared through the coordinator's result cache: each
+ * execution writes a business row under `quote:<id>`.
+ */
+@Controller('quotes')
+class QuotesController {
+  @Get(':id')
+  @SingleFlight({ operation: 'quote', target: 'params.id', input: [], resultTtl: 60_000 })
+  async quote(@Param('id') id: string) {
+    return capture(dataSource.manager, `quote:${id}`, { orderId: id, amount: '0.00' });
+  }
+}
+
 const metrics = new promClient.Registry();
 
 /** Serves this process's oncely metrics, as a Prometheus scrape reads them. */
@@ -162,6 +180,7 @@ function oncely(): DynamicModule {
   return OncelyModule.forRoot({
     namespace: config.namespace,
     ...(config.service !== undefined && { service: config.service }),
+    ...(config.serviceAliases !== undefined && { serviceAliases: config.serviceAliases }),
     ...(config.onForeignClaim !== undefined && { onForeignClaim: config.onForeignClaim }),
     ...(config.claims !== undefined && { claims: config.claims }),
     events: [createPrometheusListener(promClient, { registers: [metrics] }), reportForeignOwner],
@@ -174,7 +193,14 @@ function oncely(): DynamicModule {
   });
 }
 
-@Module({ imports: [oncely()], controllers: [paymentsController(), MetricsController] })
+@Module({
+  imports: [oncely()],
+  controllers: [
+    paymentsController(),
+    MetricsController,
+    ...(config.quotes ? [QuotesController] : []),
+  ],
+})
 class PaymentsModule {}
 
 const app = await NestFactory.create(PaymentsModule, { logger: false });

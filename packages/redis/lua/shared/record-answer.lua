@@ -1,12 +1,17 @@
 -- Shared fragment (`--#include record-answer`): what an existing record answers a begin with.
 
--- The answer of the record hash at `key` to a begin with `digest` at `nowMs` by service `service`
--- ('' compares no owners; `shared` '1' accepts every owner), while the record is live:
+-- The answer of the record hash at `key` to a begin with `digest` at `nowMs` by the services
+-- `owners` (the caller's service, then its aliases, space-separated; '' compares no owners;
+-- `shared` '1' accepts every owner), while the record is live:
 -- { 'foreign_owner', service }, { 'mismatch' }, { 'replay', status, headers, bodyKind, body } or
 -- { 'in_progress', leaseRemainingMs }. Nil when there is no record, or its lease expired before
 -- it was completed; the second result then says whether such an abandoned record is there.
 -- A record without a service (written before services were stored) counts as the caller's own.
-local function liveAnswer(key, digest, nowMs, service, shared)
+local function isOwn(service, owners)
+  return service == owners or string.find(' ' .. owners .. ' ', ' ' .. service .. ' ', 1, true) ~= nil
+end
+
+local function liveAnswer(key, digest, nowMs, owners, shared)
   local record = redis.call('HMGET', key, 'digest', 'status', 'leaseExpiresAt', 'service')
   if not record[1] then
     return nil, false
@@ -15,7 +20,7 @@ local function liveAnswer(key, digest, nowMs, service, shared)
   if not completed and tonumber(record[3]) <= nowMs then
     return nil, true
   end
-  if record[4] and record[4] ~= service and service ~= '' and shared ~= '1' then
+  if record[4] and owners ~= '' and shared ~= '1' and not isOwn(record[4], owners) then
     return { 'foreign_owner', record[4] }
   end
   if completed then

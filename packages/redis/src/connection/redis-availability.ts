@@ -3,6 +3,7 @@
  * instead of a command parked in ioredis' offline queue until Redis returns. The check runs on
  * the client's own state, so it also holds for clients the user configured differently.
  */
+import { types } from 'node:util';
 import { CoordinatorUnavailableError } from '@oncely/core';
 import type { Cluster, Redis } from 'ioredis';
 
@@ -97,10 +98,12 @@ export class RedisAvailability {
 
   /**
    * A server reply is a real answer (passed on as is) unless it is one of the "cannot serve now"
-   * replies; anything that is not a reply is a transport failure.
+   * replies; anything that is not a reply is a transport failure. Socket errors are made by Node
+   * itself, in another realm than the app's when a test runner such as Jest runs it: `isNativeError`
+   * recognises them where `instanceof Error` would not.
    */
   private translate(error: unknown): Error {
-    if (!(error instanceof Error)) return new Error(String(error));
+    if (!types.isNativeError(error)) return this.unavailable(new Error(String(error)));
     if (error.name === 'ReplyError' && !unavailableReplies.test(error.message)) return error;
     return this.unavailable(error);
   }

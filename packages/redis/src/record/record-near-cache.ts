@@ -97,7 +97,7 @@ export class RecordNearCache {
   answer(
     identity: string,
     digest: string,
-    options: Pick<BeginOptions, 'owner' | 'shared'>,
+    options: Pick<BeginOptions, 'owner' | 'ownerAliases' | 'shared'>,
   ): EncodedResponse | undefined {
     if (!this.#listening) return undefined;
     const record = this.#entries.get(identity);

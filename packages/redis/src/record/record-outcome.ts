@@ -22,7 +22,7 @@ export interface RecordAnswer {
 export function answerOf(
   reply: BeginReply,
   previousIdentity: string | undefined,
-  options: Pick<BeginOptions, 'owner' | 'shared'>,
+  options: Pick<BeginOptions, 'owner' | 'ownerAliases' | 'shared'>,
   digest: string,
 ): RecordAnswer {
   const kind = reply[0].toString('latin1');

@@ -136,7 +136,7 @@ export class RedisIdempotencyRecordStore implements IdempotencyRecordStore, Clai
     const reply = await this.scripts.begin(
       keys.length,
       ...keys,
-      recordTail(retentionMs, digest, owners[0], identity, ownerToken),
+      recordTail(retentionMs, digest, options.owner ?? '', identity, ownerToken),
       leaseTtlMs,
       retentionMs,
       this.legacy ? '1' : '0',
@@ -157,9 +157,9 @@ export class RedisIdempotencyRecordStore implements IdempotencyRecordStore, Clai
       fence: reply[1] as number,
       leaseExpiresAt: new Date(sentAt + leaseTtlMs),
     };
-    this.claims.set(lease, { digest, service: owners[0], retentionMs });
+    this.claims.set(lease, { digest, service: options.owner ?? '', retentionMs });
     if (atOnce.length === previous.length) return { kind: 'acquired', lease };
-    return this.claimedThenChecked(lease, digest, owners, previous);
+    return this.claimedThenChecked(lease, digest, options, previous);
   }
 
   /**
@@ -171,16 +171,17 @@ export class RedisIdempotencyRecordStore implements IdempotencyRecordStore, Clai
   private async claimedThenChecked(
     lease: RecordLease,
     digest: string,
-    owners: readonly [string, string],
+    options: BeginOptions,
     previous: readonly string[],
   ): Promise<BeginOutcome> {
+    const owners = ownersOf(options);
     try {
       for (const identity of previous) {
         const keys = this.keysOf(identity);
         const reply = await this.scripts.previous(keys.length, ...keys, digest, ...owners);
         if (reply[0].toString('latin1') === 'absent') continue;
         await this.release(lease);
-        return answerOf(reply, identity, optionsOf(owners), digest).outcome;
+        return answerOf(reply, identity, options, digest).outcome;
       }
     } catch (error) {
       await this.release(lease).catch(() => undefined);
@@ -313,9 +314,18 @@ export class RedisIdempotencyRecordStore implements IdempotencyRecordStore, Clai
   }
 }
 
-/** The begin scripts' service and shared arguments: '' compares no owners. */
+/**
+ * The begin scripts' owners and shared arguments, for records of the previous layout, which the
+ * scripts judge: the service, then its aliases, space-separated (service names have no spaces);
+ * '' compares no owners.
+ */
 function ownersOf(options: BeginOptions): [string, string] {
-  return [options.owner ?? '', options.shared === true ? '1' : '0'];
+  const { owner, ownerAliases } = options;
+  const owners =
+    owner === undefined || ownerAliases === undefined
+      ? (owner ?? '')
+      : [owner, ...ownerAliases].join(' ');
+  return [owners, options.shared === true ? '1' : '0'];
 }
 
 /** Near caches to close when a client ends, one 'end' listener per client however many stores. */
@@ -332,14 +342,6 @@ function closersOnEnd(client: Redis | Cluster): Set<() => void> {
     });
   }
   return closers;
-}
-
-/** The owner options back from the scripts' arguments. */
-function optionsOf([owner, shared]: readonly [string, string]): Pick<
-  BeginOptions,
-  'owner' | 'shared'
-> {
-  return { owner: owner === '' ? undefined : owner, shared: shared === '1' };
 }
 
 /** The near cache's bound, or `undefined` when it is off. */

@@ -27,6 +27,7 @@ describe('RedisIdempotencyRecordStore and records of the previous layout', () =>
     identity: string,
     state: 'completed' | 'in_progress',
     leaseExpiresAt = Date.now() + 30_000,
+    service?: string,
   ) {
     const key = legacyKey(identity);
     const common = [
@@ -38,6 +39,7 @@ describe('RedisIdempotencyRecordStore and records of the previous layout', () =>
       'old-token',
       'fence',
       '1700000000000000',
+      ...(service === undefined ? [] : ['service', service]),
     ];
     if (state === 'completed') {
       await redis.hset(
@@ -98,6 +100,25 @@ describe('RedisIdempotencyRecordStore and records of the previous layout', () =>
     expect((await store.begin(running, 'd1', options)).kind).toBe('in_progress');
     // Nothing claimed meanwhile under the new layout.
     expect(await redis.exists(store.recordKey(completed), store.recordKey(running))).toBe(0);
+  });
+
+  it('replays an old record of a name the caller lists in ownerAliases, and refuses it to an unrelated service', async () => {
+    const store = new RedisIdempotencyRecordStore(redis, { keyPrefix: prefix });
+    const identity = nextIdentity();
+    await writeLegacy(identity, 'completed', undefined, 'shop');
+    const renamed = { ...options, owner: 'shop-api', ownerAliases: new Set(['shop-web', 'shop']) };
+
+    expect(await store.begin(identity, 'd1', renamed)).toEqual({ kind: 'replay', response });
+    expect(await store.begin(identity, 'd1', { ...options, owner: 'shop-apis' })).toEqual({
+      kind: 'foreign_owner',
+      owner: 'shop',
+    });
+    const next = identity.replace(':v1:', ':v2:');
+    expect(await store.begin(next, 'd1', { ...renamed, previousIdentities: [identity] })).toEqual({
+      kind: 'replay',
+      response,
+      previousIdentity: identity,
+    });
   });
 
   it('takes over an abandoned old record and deletes it, so its old holder cannot confirm', async () => {

@@ -14,7 +14,8 @@ import { jsonResponse, textResponse } from './stored-responses.js';
 /**
  * `begin` with an `owner`: a live record of another owner answers `foreign_owner` naming it and
  * is neither replayed nor overwritten; a record without owner counts as the caller's own; a
- * `shared` begin accepts every owner; an expired record of another owner is absent.
+ * `shared` begin accepts every owner, and `ownerAliases` the owners they name; an expired record of
+ * another owner is absent.
  */
 export function ownerCases({ timing, concurrency, past }: RecordCaseSettings): RecordCases {
   const { leaseTtlMs } = timing;
@@ -115,6 +116,39 @@ export function ownerCases({ timing, concurrency, past }: RecordCaseSettings): R
       // Nothing was claimed under the current identity.
       acquired(await store.begin(current, a, as(billing)));
     },
+
+    'a begin whose ownerAliases name the record’s owner takes it as its own, both ways; the record keeps its owner':
+      async ({ store }) => {
+        const renamed = 'orders-v2';
+        const asRenamed = as(renamed, { ownerAliases: new Set([orders]) });
+        const asOldAccepting = as(orders, { ownerAliases: new Set([renamed]) });
+        const byOld = newIdentity('alias-old');
+        await store.complete(acquired(await store.begin(byOld, a, as(orders))), jsonResponse);
+
+        assertSameResponse(replayed(await store.begin(byOld, a, asRenamed)), jsonResponse);
+        // Its own record: the digest is compared, not the owner.
+        assert.deepEqual(await store.begin(byOld, b, asRenamed), { kind: 'mismatch' });
+        assert.deepEqual(await store.begin(byOld, a, as(billing)), {
+          kind: 'foreign_owner',
+          owner: orders,
+        });
+
+        const byNew = newIdentity('alias-new');
+        const holder = acquired(await store.begin(byNew, a, asRenamed));
+        assert.equal((await store.begin(byNew, a, asOldAccepting)).kind, 'in_progress');
+        await store.complete(holder, textResponse);
+        assertSameResponse(replayed(await store.begin(byNew, a, asOldAccepting)), textResponse);
+        // An app that does not list the new name still refuses its record.
+        assert.deepEqual(await store.begin(byNew, a, as(orders)), {
+          kind: 'foreign_owner',
+          owner: renamed,
+        });
+
+        const next = newIdentity('alias-next-version');
+        const previous = await store.begin(next, a, { ...asRenamed, previousIdentities: [byOld] });
+        assert.equal(previous.kind === 'replay' && previous.previousIdentity, byOld);
+        assertSameResponse(replayed(previous), jsonResponse);
+      },
 
     'of concurrent begins by two owners, one acquires and every other one is told whose it is':
       async ({ store }) => {
