@@ -26,6 +26,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
+import { readmeDrift } from './readme-examples.mjs';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const compat = join(root, 'compat');
@@ -229,12 +230,12 @@ async function installedVersions(cwd, log) {
 }
 
 /**
- * What the app's runner says it ran (Jest's `Tests:` line, or node:test's `pass N` and `tests N`), so the
- * summary shows a suite that quietly ran nothing.
+ * What the app's runner says it ran (Jest's `Tests:` line, one per Jest run, or node:test's
+ * `pass N` and `tests N`), so the summary shows a suite that quietly ran nothing.
  */
 function testCount(output) {
-  const jest = /^Tests:\s+(.+)$/m.exec(output);
-  if (jest) return jest[1].trim();
+  const jest = [...output.matchAll(/^Tests:\s+(.+)$/gm)].map((match) => match[1].trim());
+  if (jest.length > 0) return jest.join(' + ');
   const nodeTests = /^(?:#|ℹ) tests (\d+)$/m.exec(output);
   const nodePassed = /^(?:#|ℹ) pass (\d+)$/m.exec(output);
   if (!nodeTests) return 'test count unknown';
@@ -294,6 +295,13 @@ const apps = (await readdir(compat, { withFileTypes: true }))
   .map((entry) => entry.name)
   .filter((app) => only.length === 0 || only.includes(app));
 if (apps.length === 0) throw new Error(`no compat app matches ${only.join(', ')}`);
+
+// The README's examples first: a block and its file that differ fail before anything installs.
+const drift = await readmeDrift(root, apps);
+if (drift.length > 0) {
+  console.error(drift.join('\n\n'));
+  process.exit(1);
+}
 
 const contents = await packPackages();
 const queue = [...apps];
