@@ -10,6 +10,18 @@ import { join } from 'node:path';
  */
 export const README_EXAMPLES = [
   { heading: '## Quick start', lang: 'ts', index: 0, file: 'nest11-jest29/src/app.module.ts' },
+  {
+    heading: '### Options from `@nestjs/config`',
+    lang: 'ts',
+    index: 0,
+    file: 'nest11-cjs/src/app.module.ts',
+  },
+  {
+    heading: '### Options from `@nestjs/config`',
+    lang: 'ts',
+    index: 1,
+    file: 'nest11-cjs/src/oncely.config.ts',
+  },
 ];
 
 /** The README's section under `heading`, that heading line excluded. */

@@ -19,15 +19,16 @@ import { OrdersModule } from './orders/orders.module';
           type: 'postgres',
           url: config.getOrThrow<string>('DATABASE_URL'),
           autoLoadEntities: true,
-          // Creates oncely_idempotency_record on first start; oncely refuses to boot without it.
-          migrationsRun: true,
+          migrationsRun: true, // creates oncely_idempotency_record (packages/typeorm)
         }),
     }),
     OncelyModule.forRootAsync({
+      // What the routes claim: `oncely registry` reads it here, without running the factory.
+      namespace: 'shop',
+      service: 'shop-api',
       imports: [ConfigModule],
       inject: [ConfigService, DataSource],
       useFactory: (config: ConfigService, dataSource: DataSource) => ({
-        namespace: 'compat-nest11',
         // Built from a URL, so oncely owns the client and closes it on shutdown.
         coordinator: new RedisFlightCoordinator(config.getOrThrow<string>('REDIS_URL')),
         // The DataSource stays TypeOrmModule's: oncely never destroys it.

@@ -120,8 +120,8 @@ describe.each(['express', 'fastify'])('orders on %s', (platform) => {
     const record = await app
       .get(DataSource)
       .getRepository(IdempotencyRecord)
-      .findOneByOrFail({ key: Like(`compat-nest11:order-create:%${key}%`) });
-    expect(record).toMatchObject({ status: 'completed', responseStatus: 201 });
+      .findOneByOrFail({ key: Like(`shop:order-create:%${key}%`) });
+    expect(record).toMatchObject({ status: 'completed', responseStatus: 201, owner: 'shop-api' });
   });
 
   it('answers a retry while the first request runs with 409 and Retry-After', async () => {
