@@ -22,6 +22,18 @@ export const README_EXAMPLES = [
     index: 1,
     file: 'nest11-cjs/src/oncely.config.ts',
   },
+  {
+    heading: '## Express quick start',
+    lang: 'js',
+    index: 0,
+    file: 'express4-cjs/src/quick-start.js',
+  },
+  {
+    heading: '## Express quick start',
+    lang: 'js',
+    index: 1,
+    file: 'express5-esm/src/quick-start.js',
+  },
 ];
 
 /** The README's section under `heading`, that heading line excluded. */
