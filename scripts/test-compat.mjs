@@ -48,6 +48,8 @@ const REPORTED = [
   'jest',
   'ts-jest',
 ];
+/** The pnpm major the pnpm apps' lockfiles are written with. */
+const PNPM_MAJOR = '12';
 // Two apps at a time: each runs a server and a test runner, and the machine has two cores.
 const PARALLEL = Number(process.env.COMPAT_PARALLEL ?? 2);
 
@@ -104,20 +106,20 @@ async function packPackages() {
 }
 
 /**
- * The app's package manager: the pnpm its manifest names in `packageManager` (`pnpm@12.23.0`),
- * the installed one if it is that version, else fetched by npx; npm otherwise. Each `frozen`
+ * The app's package manager: pnpm for an app with a pnpm-workspace.yaml (its settings), the
+ * installed one if it is of the major below, else fetched by npx; npm otherwise. Each `frozen`
  * install only reads the lockfile; `resolve` re-resolves it.
  */
 async function packageManager(app) {
-  const manifest = JSON.parse(await readFile(join(compat, app, 'package.json'), 'utf8'));
-  const pnpm = /^pnpm@(\d+\.\d+\.\d+)$/.exec(manifest.packageManager ?? '')?.[1];
-  if (pnpm) {
+  if (existsSync(join(compat, app, 'pnpm-workspace.yaml'))) {
     const { stdout: installed } = await run('pnpm', ['--version'], root, []).catch(() => ({
       stdout: '',
     }));
     return {
       lockfile: 'pnpm-lock.yaml',
-      command: installed.trim() === pnpm ? ['pnpm'] : ['npx', '--yes', `pnpm@${pnpm}`],
+      command: installed.startsWith(`${PNPM_MAJOR}.`)
+        ? ['pnpm']
+        : ['npx', '--yes', `pnpm@${PNPM_MAJOR}`],
       frozen: ['install', '--frozen-lockfile'],
       resolve: ['install', '--no-frozen-lockfile'],
     };
