@@ -25,7 +25,6 @@ import {
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parse as parseYaml } from 'yaml';
 import { readmeDrift } from './readme-examples.mjs';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
@@ -140,11 +139,10 @@ async function packageManager(app) {
  */
 function hashedTarballs(lockfile, text) {
   if (lockfile === 'pnpm-lock.yaml') {
-    return Object.entries(parseYaml(text).packages ?? {})
-      .filter(
-        ([, entry]) => entry.resolution?.tarball?.startsWith('file:') && entry.resolution.integrity,
-      )
-      .map(([name]) => name);
+    // pnpm writes each resolution on one line: `resolution: {integrity: …, tarball: file:…}`.
+    return [...text.matchAll(/resolution: \{integrity: [^}]*tarball: (file:[^}]+)\}/g)].map(
+      (match) => match[1],
+    );
   }
   return Object.entries(JSON.parse(text).packages ?? {})
     .filter(([, entry]) => entry.resolved?.startsWith('file:') && entry.integrity)
