@@ -182,7 +182,7 @@ export { InvalidRecordOptionError } from './record/invalid-record-option.error.j
 export { ReplayHeaderPolicyError } from './http/replay-header-policy.error.js';
 export { OpenTelemetryLoadError } from './tracing/open-telemetry-load.error.js';
 /** Requests oncely refuses before taking any lock (4xx). */
-export { MissingKeyFieldError } from './key/missing-key-field.error.js';
+export { MissingKeyFieldError, type MissingKeyFieldKind } from './key/missing-key-field.error.js';
 export { KeyInputError, type KeyInputErrorReason } from './key/key-input.error.js';
 export {
   IdempotencyKeyMalformedError,
