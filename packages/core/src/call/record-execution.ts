@@ -88,10 +88,9 @@ export async function executeUnderRecord(execution: RecordExecution): Promise<St
     }
     if (error instanceof LeaseLostError || watchdog.lost) {
       settled = true;
-      emit('lease_lost', error);
-      throw error instanceof LeaseLostError
-        ? error
-        : new LeaseLostError(lease.identity, lease.fence, { cause: error });
+      const lost = watchdog.leaseLost(error instanceof LeaseLostError ? undefined : error);
+      emit('lease_lost', lost);
+      throw lost;
     }
     throw error;
   } finally {
