@@ -57,7 +57,8 @@ export async function runGuarded(
   const refuseJoined = () => {
     if (route.onBusy !== 'reject' || !local.call.executing) return;
     events.emit('idempotency', 'conflict', route.operation, key.identity);
-    throw new IdempotencyConflictError(key.identity, 1);
+    const retryAfterMs = env.local.leaseRemainingMs(local.call, route.leaseTtl);
+    throw new IdempotencyConflictError(key.identity, retryAfterMs);
   };
   /** Whether the guard flight runs this call's own work: its handler is then no duplicate. */
   let leading = false;

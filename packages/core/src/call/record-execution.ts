@@ -51,6 +51,7 @@ export async function executeUnderRecord(execution: RecordExecution): Promise<St
     execution.outerSignal,
   );
   execution.local.confirm = () => watchdog.confirmLease();
+  execution.local.leaseRemainingMs = () => watchdog.leaseRemainingMs();
   let settled = false;
   const produce = async (transaction: unknown): Promise<StoredResponse> => {
     // At maxDuration the call stops waiting: a transaction rolls back, nothing is completed.

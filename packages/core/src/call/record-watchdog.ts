@@ -67,6 +67,11 @@ export class RecordWatchdog {
     return this.#lease.confirm();
   }
 
+  /** Time left on the record's lease as last confirmed (`LeaseWatchdog.remainingMs`). */
+  leaseRemainingMs(): number {
+    return this.#lease.remainingMs;
+  }
+
   /** The record's lease found lost at completion, released or expired (`LeaseWatchdog`). */
   leaseLost(cause?: unknown): LeaseLostError {
     return this.#lease.lostAtCompletion(cause);

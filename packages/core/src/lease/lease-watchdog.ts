@@ -52,6 +52,14 @@ export class LeaseWatchdog {
     return this.#signal.signal;
   }
 
+  /**
+   * Time left on the lease as last confirmed, counted from before that confirmation was asked
+   * for, so never more than the store's; 0 once it ran out.
+   */
+  get remainingMs(): number {
+    return Math.max(0, this.#confirmedUntil - performance.now());
+  }
+
   /** Why the lease was lost, once it was. */
   get lostWith(): LeaseLostError | undefined {
     return this.#lostWith;
