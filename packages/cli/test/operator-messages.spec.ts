@@ -1,4 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { RedisFlightCoordinator } from '@oncely/redis';
+import { requireService, services } from '@oncely/testing-kit';
+import { Redis } from 'ioredis';
 import { oncelyWith } from './fixtures/cli-session.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -38,5 +42,36 @@ describe('operator command messages', () => {
       /^--database postgres:\/\/ops@\[db is not a valid URL: give postgres:\/\/user@host:port\/database/,
     );
     expect(malformed.err).not.toContain('s3cret');
+  });
+
+  it('inspect of a key whose SingleFlight result is cached says the cache answers it, and for how long', async () => {
+    await requireService('redis');
+    const { host, port } = services.redis;
+    const keyPrefix = `cli-msg-${randomBytes(4).toString('hex')}:`;
+    const client = new Redis({ host, port });
+    const coordinator = new RedisFlightCoordinator(client, { keyPrefix, nearCache: false });
+    try {
+      const key = 'shop:quote:v1:t-1:monthly:9a8b7c';
+      await coordinator.acquire(key, 'owner-token-1', 20_000);
+      await coordinator.complete(key, 'owner-token-1', {
+        kind: 'result',
+        payload: '{"rows":3}',
+        ttlMs: 45_000,
+      });
+      const redis = ['--redis', `redis://${host}:${port}`, '--key-prefix', keyPrefix];
+
+      const cached = await run('inspect', key, ...redis);
+      expect(cached.code).toBe(0);
+      expect(cached.out).toMatch(
+        /\nstate: +absent \(no durable record\); the cached SingleFlight result answers the next request for another 4[45]s\n/,
+      );
+      expect(cached.out).not.toContain('the next request runs');
+
+      const nothing = await run('inspect', 'shop:quote:v1:t-1:weekly:9a8b7c', ...redis);
+      expect(nothing.out).toMatch(/\nstate: +absent \(no live record: the next request runs\)\n/);
+    } finally {
+      await coordinator.close();
+      await client.quit();
+    }
   });
 });
