@@ -154,7 +154,7 @@ describe('oncely keys, inspect, release and purge on PostgreSQL records', () => 
       /^shop:pay:v1:t-1:order-0 is completed: its record is left alone/,
     );
     expect((await run('release', 'shop:pay:v1', '--yes')).err).toMatch(
-      /^"shop:pay:v1" is not a key or identity\./,
+      /^"shop:pay:v1" is not a business key \(ns:op:ver:scope:target:fingerprint\) or an identity \(ns:op:ver:scope:target\)\./,
     );
   });
 

@@ -182,7 +182,7 @@ export { InvalidRecordOptionError } from './record/invalid-record-option.error.j
 export { ReplayHeaderPolicyError } from './http/replay-header-policy.error.js';
 export { OpenTelemetryLoadError } from './tracing/open-telemetry-load.error.js';
 /** Requests oncely refuses before taking any lock (4xx). */
-export { MissingKeyFieldError } from './key/missing-key-field.error.js';
+export { MissingKeyFieldError, type MissingKeyFieldKind } from './key/missing-key-field.error.js';
 export { KeyInputError, type KeyInputErrorReason } from './key/key-input.error.js';
 export {
   IdempotencyKeyMalformedError,
@@ -207,7 +207,7 @@ export { ForeignClaimError } from './registry/foreign-claim.error.js';
 export { FlightBusyError } from './flight/flight-busy.error.js';
 export { SharedFlightError } from './flight/shared-flight.error.js';
 /** A run that lost its lease, or ran past `maxDuration`. */
-export { LeaseLostError } from './errors/lease-lost.error.js';
+export { LeaseLostError, type LeaseLossReason } from './errors/lease-lost.error.js';
 export { MaxDurationExceededError } from './flight/max-duration-exceeded.error.js';
 /** Results and responses oncely refuses to keep rather than change. */
 export { ResultNotSerializableError } from './flight/result-not-serializable.error.js';

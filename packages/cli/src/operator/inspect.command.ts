@@ -79,10 +79,7 @@ function writeInspection(io: CliIo, inspection: KeyInspection, inspectsFlights: 
   const rows: Array<[string, string]> = [
     ['identity', record.identity],
     ['key hash', record.keyHash],
-    [
-      'state',
-      record.state === 'absent' ? 'absent (no live record: the next request runs)' : record.state,
-    ],
+    ['state', record.state === 'absent' ? absentState(inspection.flight) : record.state],
   ];
   if (record.state !== 'absent') {
     rows.push(['owner', record.owner ?? '- (none stamped)'], ['fence', String(record.fence)]);
@@ -110,4 +107,22 @@ function writeInspection(io: CliIo, inspection: KeyInspection, inspectsFlights: 
         : '\nSingleFlight state not shown: give --redis for the coordinator.\n';
   }
   io.out(text);
+}
+
+/**
+ * A key without a durable record runs on its next request only when the coordinator holds
+ * nothing for it either: a cached SingleFlight outcome answers it, a running flight holds it.
+ */
+function absentState(flight: FlightJson | null): string {
+  const remaining = `for another ${durationText(flight?.remainingMs ?? null)}`;
+  switch (flight?.state) {
+    case 'cached':
+      return `absent (no durable record); the cached SingleFlight result answers the next request ${remaining}`;
+    case 'failed':
+      return `absent (no durable record); the cached SingleFlight error answers the next request ${remaining}`;
+    case 'leading':
+      return `absent (no durable record); a running SingleFlight call holds the key (its lease ${remaining}): the next request waits for it or is refused`;
+    default:
+      return 'absent (no live record: the next request runs)';
+  }
 }

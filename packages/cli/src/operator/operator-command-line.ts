@@ -7,7 +7,7 @@ import {
   type ConnectionFlags,
   type OperatorConnection,
 } from './operator-connection.js';
-import { TARGET_FORMS, operatorTargetOf, type OperatorTarget } from './operator-target.js';
+import { operatorTargetOf, targetFormsOf, type OperatorTarget } from './operator-target.js';
 
 type FlagOptions = Record<string, { readonly type: 'boolean'; readonly short?: string }>;
 
@@ -58,17 +58,14 @@ export function oneTargetOf(
   if (positionals.length !== 1) {
     throw new UsageError(
       positionals.length === 0
-        ? `Name ${TARGET_FORMS}.`
+        ? `Name ${targetFormsOf(accepted)}.`
         : `Name one target, got ${positionals.length}: ${positionals.join(' ')}.`,
       usage,
     );
   }
   const target = operatorTargetOf(positionals[0]!);
   if (target === undefined || !accepted.includes(target.kind)) {
-    throw new UsageError(
-      `"${positionals[0]}" is not ${accepted.length === 3 ? TARGET_FORMS : `a ${accepted.join(' or ')}`}.`,
-      usage,
-    );
+    throw new UsageError(`"${positionals[0]}" is not ${targetFormsOf(accepted)}.`, usage);
   }
   return target;
 }

@@ -154,7 +154,7 @@ export async function connectOperator(
         );
       }
       const dataSource = new typeorm.DataSource(options);
-      await dataSource.initialize();
+      await initializedOrUnreachable(dataSource, flags.database);
       closers.push(() => dataSource.destroy());
       store = new adapters.TypeOrmIdempotencyRecordStore(dataSource);
       admin = new adapters.TypeOrmIdempotencyRecordAdmin(dataSource);
@@ -177,7 +177,7 @@ export async function connectOperator(
 export function dataSourceOptionsOf(database: string, cwd: string) {
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(database)?.[1]?.toLowerCase();
   if (scheme === 'postgres' || scheme === 'postgresql') {
-    const url = new URL(database);
+    const url = databaseUrlOf(database);
     // TypeORM takes the schema as an option; the record table lives there.
     const schema = url.searchParams.get('schema');
     url.searchParams.delete('schema');
@@ -189,6 +189,7 @@ export function dataSourceOptionsOf(database: string, cwd: string) {
     };
   }
   if (scheme === 'mysql' || scheme === 'mariadb') {
+    databaseUrlOf(database);
     return {
       type: scheme === 'mysql' ? ('mysql' as const) : ('mariadb' as const),
       url: database.replace(/^mariadb:/i, 'mysql:'),
@@ -203,6 +204,53 @@ export function dataSourceOptionsOf(database: string, cwd: string) {
   }
   const path = database.replace(/^(sqlite|file):(\/\/)?/i, '');
   return { type: 'better-sqlite3' as const, database: resolve(cwd, path) };
+}
+
+/** `database` as a URL, or a `UsageError` naming the flag (never the password). */
+function databaseUrlOf(database: string): URL {
+  try {
+    return new URL(database);
+  } catch {
+    throw new UsageError(
+      `--database ${withoutPassword(database)} is not a valid URL: give postgres://user@host:port/database, mysql://… or mariadb://… (percent-encode special characters of the user and password).`,
+      CONNECTION_USAGE,
+    );
+  }
+}
+
+/**
+ * Initializes the data source, or fails naming the flag, the server (without its password) and
+ * the driver's reason, as `readyOrUnreachable` does for Redis, instead of a bare driver error.
+ */
+async function initializedOrUnreachable(
+  dataSource: { initialize(): Promise<unknown> },
+  database: string,
+): Promise<void> {
+  try {
+    await dataSource.initialize();
+  } catch (error) {
+    throw new Error(
+      `Could not connect to the database at ${withoutPassword(database)}: ${reasonOf(error)}. Check --database and that the server is reachable.`,
+      { cause: error },
+    );
+  }
+}
+
+/**
+ * The driver's reason. Read by shape, not `instanceof`: drivers may build errors in another
+ * realm. Node reports a connection refused on every address as an `AggregateError` with no
+ * message of its own, so its first error speaks for it.
+ */
+function reasonOf(error: unknown): string {
+  const { message, errors } = (error ?? {}) as { message?: unknown; errors?: unknown };
+  if (typeof message === 'string' && message !== '') return message;
+  if (Array.isArray(errors) && errors.length > 0) return reasonOf(errors[0]);
+  return String(error);
+}
+
+/** A connection URL as it may be shown: its password left out. */
+function withoutPassword(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:@/]*):[^@/]*@/i, '$1@');
 }
 
 /** What `readyOrUnreachable` listens to on an ioredis client or cluster. */

@@ -37,6 +37,17 @@ export function operatorTargetOf(text: string): OperatorTarget | undefined {
   }
 }
 
-/** How each command names what it takes, for its usage and its errors. */
-export const TARGET_FORMS =
-  'a business key (ns:op:ver:scope:target:fingerprint), an identity (ns:op:ver:scope:target) or an operation (ns:op:ver, or ns:op for every version)';
+/** How each kind of target is named in usage and errors, with its article. */
+const TARGET_FORM: Readonly<Record<OperatorTarget['kind'], string>> = {
+  key: 'a business key (ns:op:ver:scope:target:fingerprint)',
+  identity: 'an identity (ns:op:ver:scope:target)',
+  operation: 'an operation (ns:op:ver, or ns:op for every version)',
+};
+
+/** The targets of `kinds`, as a command names what it takes: "a …, an … or an …". */
+export function targetFormsOf(kinds: ReadonlyArray<OperatorTarget['kind']>): string {
+  const forms = kinds.map((kind) => TARGET_FORM[kind]);
+  return forms.length === 1
+    ? forms[0]!
+    : `${forms.slice(0, -1).join(', ')} or ${forms[forms.length - 1]!}`;
+}

@@ -94,7 +94,7 @@ function build(spec: KeySpec, ctx: KeyContext, missingUserStatus: 400 | 401): Bu
     if (
       missingUserStatus === 401 &&
       error instanceof MissingKeyFieldError &&
-      (error.field === 'user' || error.field.startsWith('user.'))
+      (error.missing === 'principal' || error.missing === 'principal_field')
     ) {
       throw new UnauthenticatedError(error.field, { cause: error });
     }

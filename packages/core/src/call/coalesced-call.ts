@@ -55,7 +55,7 @@ export async function runCoalesced(
   const refuseJoined = () => {
     if (route.onBusy !== 'reject' || !local.call.executing) return;
     events.emit('single-flight', 'conflict', route.operation, key);
-    throw new FlightBusyError(key, 1);
+    throw new FlightBusyError(key, env.local.leaseRemainingMs(local.call, route.leaseTtl));
   };
   /** Whether the flight runs this call's own handler: it is then no duplicate of it. */
   let leading = false;

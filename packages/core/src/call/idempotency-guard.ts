@@ -1,6 +1,8 @@
 import { ForeignOwnerError } from '../errors/foreign-owner.error.js';
+import { LeaseLostError } from '../errors/lease-lost.error.js';
 import { isOwnService } from '../errors/own-service.js';
 import { FlightBusyError } from '../flight/flight-busy.error.js';
+import { MaxDurationExceededError } from '../flight/max-duration-exceeded.error.js';
 import { guardFlightKey } from '../flight/flight-lease-admin.port.js';
 import type { BusinessKey } from '../key/key.types.js';
 import { recordGuardFailurePolicy } from './call-failure.policy.js';
@@ -56,7 +58,8 @@ export async function runGuarded(
   const refuseJoined = () => {
     if (route.onBusy !== 'reject' || !local.call.executing) return;
     events.emit('idempotency', 'conflict', route.operation, key.identity);
-    throw new IdempotencyConflictError(key.identity, 1);
+    const retryAfterMs = env.local.leaseRemainingMs(local.call, route.leaseTtl);
+    throw new IdempotencyConflictError(key.identity, retryAfterMs);
   };
   /** Whether the guard flight runs this call's own work: its handler is then no duplicate. */
   let leading = false;
@@ -130,6 +133,15 @@ export async function runGuarded(
         refusal,
       );
       throw refusal;
+    }
+    // The guard's lease lost (an operator released it, or it expired): named by the identity
+    // the caller knows, not by the guard's own flight key.
+    if (
+      error instanceof LeaseLostError &&
+      !(error instanceof MaxDurationExceededError) &&
+      error.identity === flightKey
+    ) {
+      throw new LeaseLostError(key.identity, error.fence, { reason: error.reason, cause: error });
     }
     if (error instanceof FlightBusyError) {
       events.emit('idempotency', 'conflict', route.operation, key.identity);

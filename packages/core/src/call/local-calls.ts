@@ -15,6 +15,11 @@ export interface LocalCall {
    * handler runs under a lease that can be asked. An operator's force-release frees it.
    */
   confirm?: () => Promise<boolean>;
+  /**
+   * Time left on that lease as its watchdog last confirmed it (a renewal, or a duplicate's
+   * `confirm`, extends it); set with `confirm` where the watchdog is at hand.
+   */
+  leaseRemainingMs?: () => number;
   /** On the record store alone: the first call's payload digest and outcome, to share. */
   recorded?: { readonly digest: string; readonly outcome: Promise<GuardedOutcome> };
 }
@@ -60,10 +65,10 @@ export class LocalCalls {
     if (route.onBusy !== 'reject') return undefined;
     const local = this.#running.get(key);
     if (local === undefined || !local.executing) return undefined;
-    const leaseMs = Math.max(1, route.leaseTtl - (this.clock.now() - local.since));
-    if (local.confirm === undefined) return leaseMs;
+    if (local.confirm === undefined) return this.leaseRemainingMs(local, route.leaseTtl);
     return local.confirm().then((held) => {
-      if (held) return leaseMs;
+      // Read after the confirmation, which renewed the lease.
+      if (held) return this.leaseRemainingMs(local, route.leaseTtl);
       if (this.#running.get(key) === local) this.#running.delete(key);
       return undefined;
     });
@@ -89,6 +94,16 @@ export class LocalCalls {
         if (this.#running.get(key) === call) this.#running.delete(key);
       },
     };
+  }
+
+  /**
+   * What a duplicate of `call` is told to wait (its `Retry-After`): the time left on the running
+   * handler's lease, as its watchdog last confirmed it, else as counted from the handler's start;
+   * at least 1 ms. A duplicate meeting the record on another node reads the same from the store.
+   */
+  leaseRemainingMs(call: LocalCall, leaseTtl: number): number {
+    const remaining = call.leaseRemainingMs?.() ?? leaseTtl - (this.clock.now() - call.since);
+    return Math.max(1, Math.ceil(remaining));
   }
 
   markExecuting(call: LocalCall): void {

@@ -51,6 +51,7 @@ export async function executeUnderRecord(execution: RecordExecution): Promise<St
     execution.outerSignal,
   );
   execution.local.confirm = () => watchdog.confirmLease();
+  execution.local.leaseRemainingMs = () => watchdog.leaseRemainingMs();
   let settled = false;
   const produce = async (transaction: unknown): Promise<StoredResponse> => {
     // At maxDuration the call stops waiting: a transaction rolls back, nothing is completed.
@@ -88,10 +89,9 @@ export async function executeUnderRecord(execution: RecordExecution): Promise<St
     }
     if (error instanceof LeaseLostError || watchdog.lost) {
       settled = true;
-      emit('lease_lost', error);
-      throw error instanceof LeaseLostError
-        ? error
-        : new LeaseLostError(lease.identity, lease.fence, { cause: error });
+      const lost = watchdog.leaseLost(error instanceof LeaseLostError ? undefined : error);
+      emit('lease_lost', lost);
+      throw lost;
     }
     throw error;
   } finally {

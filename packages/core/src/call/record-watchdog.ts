@@ -1,5 +1,6 @@
 import type { MaxDurationExceededError } from '../flight/max-duration-exceeded.error.js';
 import { LazySignal } from '../lease/lazy-signal.js';
+import type { LeaseLostError } from '../errors/lease-lost.error.js';
 import { LeaseWatchdog } from '../lease/lease-watchdog.js';
 import type {
   IdempotencyRecordStore,
@@ -64,6 +65,16 @@ export class RecordWatchdog {
   /** Whether the record's lease still holds, asked of the store now (`LeaseWatchdog.confirm`). */
   confirmLease(): Promise<boolean> {
     return this.#lease.confirm();
+  }
+
+  /** Time left on the record's lease as last confirmed (`LeaseWatchdog.remainingMs`). */
+  leaseRemainingMs(): number {
+    return this.#lease.remainingMs;
+  }
+
+  /** The record's lease found lost at completion, released or expired (`LeaseWatchdog`). */
+  leaseLost(cause?: unknown): LeaseLostError {
+    return this.#lease.lostAtCompletion(cause);
   }
 
   /** The handler's outcome, or `MaxDurationExceededError` at `maxDuration`. */

@@ -77,7 +77,10 @@ async function shareRecorded(
 ): Promise<ProtectedCallResult> {
   const conflict = () => {
     env.events.emit('idempotency', 'conflict', route.operation, key.identity);
-    return new IdempotencyConflictError(key.identity, 1);
+    return new IdempotencyConflictError(
+      key.identity,
+      env.local.leaseRemainingMs(local, route.leaseTtl),
+    );
   };
   let outcome: GuardedOutcome;
   let refusal: IdempotencyConflictError | undefined;

@@ -312,7 +312,7 @@ export class SingleFlight {
       this.#coordinatorDown(key, operation, error);
       return { value, source: 'executed', storeError: storeError ?? error };
     }
-    if (!completed) throw new LeaseLostError(key, fence);
+    if (!completed) throw watchdog.lostAtCompletion();
     return { value, source: 'executed', storeError };
   }
 
@@ -399,5 +399,5 @@ function sleep(ms: number): Promise<void> {
 /** The caller learns the lease was lost whatever the work did after the signal fired. */
 function leaseLost(lost: LeaseLostError, workError: unknown): LeaseLostError {
   if (workError === lost) return lost;
-  return new LeaseLostError(lost.identity, lost.fence, { cause: workError });
+  return new LeaseLostError(lost.identity, lost.fence, { reason: lost.reason, cause: workError });
 }

@@ -44,8 +44,8 @@ export const ProblemType = {
   /** 409: the same key is still running; `Retry-After` says when its outcome may be ready. */
   requestInFlight: 'urn:oncely:problem:request-in-flight',
   /**
-   * 409: the key holds a record of another service (`owner`, `foreignOwner` name both); nothing
-   * was replayed, overwritten or run.
+   * 409: the key holds a record of another service; nothing was replayed, overwritten or run.
+   * The services are named to operators only (the error, its event and metric), never to clients.
    */
   foreignOwner: 'urn:oncely:problem:foreign-owner',
   /** 422: the idempotency key was used before with a different payload. */
@@ -152,12 +152,14 @@ const CASES: Readonly<Record<string, (error: Fields) => ProblemCase>> = {
     status: 422,
   }),
   // 409 like any other conflict with the key's current state; no Retry-After, since retrying
-  // cannot help until one of the services changes its key space.
-  foreign_owner: (e) => ({
+  // cannot help until one of the services changes its key space. Which services clash, and the
+  // fix, are the operators' (the error, its event and metric): a client learns neither.
+  foreign_owner: () => ({
     type: ProblemType.foreignOwner,
     title: 'Key owned by another service',
     status: 409,
-    extensions: { owner: e.owner, foreignOwner: e.foreignOwner },
+    detail:
+      'This key is already used by another part of the system; nothing was replayed, overwritten or run. A retry gets the same answer until the server is reconfigured.',
   }),
   payload_too_large: (e) => ({
     type: ProblemType.payloadTooLarge,
@@ -171,10 +173,14 @@ const CASES: Readonly<Record<string, (error: Fields) => ProblemCase>> = {
     status: 413,
     extensions: { limitBytes: e.maxBytes },
   }),
+  // The backend, its address and the fix are for operators (in the error); clients learn that a
+  // retry is safe.
   coordinator_unavailable: () => ({
     type: ProblemType.coordinatorUnavailable,
     title: 'Coordinator unavailable',
     status: 503,
+    detail:
+      'The server cannot coordinate duplicate requests right now; nothing was run. Retry the request.',
     retryAfterMs: 1000,
   }),
   // Also a handler past its route's maxDuration (`MaxDurationExceededError`), which says so.

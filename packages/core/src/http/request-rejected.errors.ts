@@ -35,7 +35,7 @@ export class UnauthenticatedError extends OncelyError {
     options?: ErrorOptions,
   ) {
     super(
-      `This operation is scoped by "${field}", which comes from the authenticated principal, and the request is not authenticated. Authenticate (or run the authentication guard before oncely) and try again.`,
+      `This operation is scoped by "${field}", which comes from the authenticated principal, and the request has no principal with it. Authenticate (or run the authentication guard before oncely) and try again.`,
       options,
     );
   }

@@ -79,7 +79,7 @@ function renderSegment(
     const field = fields[index] as CompiledKeyField;
     const value = field.render(field.read(ctx), field.field) ?? field.fallback;
     if (value === undefined) {
-      throw new MissingKeyFieldError(field.field, segment, spec.operation);
+      throw new MissingKeyFieldError(field.field, segment, spec.operation, field.missing(ctx));
     }
     rendered += (index === 0 ? '' : ',') + value;
   }

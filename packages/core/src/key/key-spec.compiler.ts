@@ -12,6 +12,7 @@ import {
   MIN_FINGERPRINT_BITS,
 } from './key.constants.js';
 import type { KeyContext, KeyFieldSource, KeySpec } from './key.types.js';
+import { isPrincipalPath, type MissingKeyFieldKind } from './missing-key-field.error.js';
 
 /** One scope or target value, ready to read. */
 export interface CompiledKeyField {
@@ -22,6 +23,8 @@ export interface CompiledKeyField {
   readonly render: SegmentRenderer;
   /** Rendered value of the declared default; `undefined` for a required field. */
   readonly fallback: string | undefined;
+  /** What a missing value is: of the request, of its principal, or computed by a function. */
+  readonly missing: (ctx: KeyContext) => MissingKeyFieldKind;
 }
 
 type SegmentRenderer = (value: unknown, field: string) => string | undefined;
@@ -166,7 +169,7 @@ class KeySpecCompiler {
     if (typeof source === 'function') {
       const read = source as Extract<KeyFieldSource, (ctx: KeyContext) => unknown>;
       const field = read.name ? `${read.name}()` : `${where}()`;
-      return { field, read, render, fallback: undefined };
+      return { field, read, render, fallback: undefined, missing: () => 'computed' };
     }
     if (typeof source === 'string') {
       return this.pathField(where, source, render, undefined);
@@ -227,7 +230,7 @@ class KeySpecCompiler {
   ): CompiledKeyField {
     const segments = this.path(`${where}`, path, false);
     const read = (ctx: KeyContext) => resolveKeyPath(ctx, segments);
-    return { field: path as string, read, render, fallback };
+    return { field: path as string, read, render, fallback, missing: missingOf(path as string) };
   }
 
   private input(): readonly (readonly string[])[] {
@@ -311,4 +314,10 @@ function rulePathMeets(rule: readonly string[], input: readonly string[]): boole
     }
   }
   return true;
+}
+
+/** What a missing value of `path` is: a principal field, the principal, or a request field. */
+function missingOf(path: string): CompiledKeyField['missing'] {
+  if (!isPrincipalPath(path)) return () => 'request_field';
+  return (ctx) => (ctx.user === undefined || ctx.user === null ? 'principal' : 'principal_field');
 }

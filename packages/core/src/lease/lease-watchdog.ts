@@ -1,4 +1,4 @@
-import { LeaseLostError } from '../errors/lease-lost.error.js';
+import { LeaseLostError, type LeaseLossReason } from '../errors/lease-lost.error.js';
 import { LazySignal } from './lazy-signal.js';
 
 /** Share of the lease TTL between renewals: two renewals can fail before the lease runs out. */
@@ -52,6 +52,14 @@ export class LeaseWatchdog {
     return this.#signal.signal;
   }
 
+  /**
+   * Time left on the lease as last confirmed, counted from before that confirmation was asked
+   * for, so never more than the store's; 0 once it ran out.
+   */
+  get remainingMs(): number {
+    return Math.max(0, this.#confirmedUntil - performance.now());
+  }
+
   /** Why the lease was lost, once it was. */
   get lostWith(): LeaseLostError | undefined {
     return this.#lostWith;
@@ -88,7 +96,7 @@ export class LeaseWatchdog {
   #tick(): void {
     const remaining = this.#confirmedUntil - performance.now();
     if (remaining <= 0) {
-      this.#lose();
+      this.#lose('expired');
       return;
     }
     if (!this.#renewing) void this.#renew();
@@ -102,7 +110,7 @@ export class LeaseWatchdog {
       const renewed = await this.lease.renew();
       if (this.#stopped) return;
       if (renewed) this.#confirmed(startedAt);
-      else this.#lose();
+      else this.#refused();
     } catch (error) {
       if (!this.#stopped) this.lease.onRenewError?.(error);
     } finally {
@@ -131,7 +139,7 @@ export class LeaseWatchdog {
       this.#confirmed(startedAt);
       return true;
     }
-    this.#lose();
+    this.#refused();
     return false;
   }
 
@@ -139,9 +147,35 @@ export class LeaseWatchdog {
     this.#confirmedUntil = askedAt + this.lease.ttl;
   }
 
-  #lose(): void {
+  /**
+   * The error for the lease found lost at completion (a fenced `complete` refused): the one the
+   * watchdog already reported, or one telling a release (the lease as last confirmed had time
+   * left) from an expiry, as a refused renewal would.
+   */
+  lostAtCompletion(cause?: unknown): LeaseLostError {
+    if (this.#lostWith) return this.#lostWith;
+    return new LeaseLostError(this.lease.key, this.lease.fence, {
+      reason: this.#lossReasonNow(),
+      ...(cause !== undefined && { cause }),
+    });
+  }
+
+  /**
+   * A renewal the store refused. The lease as last confirmed counts from before that
+   * confirmation was asked for, so while it has time left the store's lease has too: nobody
+   * could take it over by expiry, it was released (an operator's force-release, a purge).
+   */
+  #refused(): void {
+    this.#lose(this.#lossReasonNow());
+  }
+
+  #lossReasonNow(): LeaseLossReason {
+    return this.#confirmedUntil > performance.now() ? 'released' : 'expired';
+  }
+
+  #lose(reason: LeaseLossReason): void {
     this.stop();
-    this.#lostWith = new LeaseLostError(this.lease.key, this.lease.fence);
+    this.#lostWith = new LeaseLostError(this.lease.key, this.lease.fence, { reason });
     this.#signal.abort(this.#lostWith);
     this.lease.onLost?.(this.#lostWith);
   }

@@ -73,6 +73,7 @@ async function forceReleaseWhileRunning(
   expect(await call()).toEqual({ value: { run: 2 }, replayed: false });
   unblock();
   await expect(stuck).rejects.toThrow(LeaseLostError);
+  await expect(stuck).rejects.toMatchObject({ reason: 'released' });
   expect(await call()).toEqual({ value: { run: 2 }, replayed: true });
   expect(runs).toBe(2);
   await coordinator.close();

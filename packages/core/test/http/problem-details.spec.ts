@@ -53,11 +53,6 @@ describe('toProblemResponse', () => {
     [new KeyInputError('too_large', 'body', ''), 413, ProblemType.payloadTooLarge],
     [new ResultTooLargeError(20, 10), 413, ProblemType.payloadTooLarge],
     [new IdempotencyMismatchError('shop:pay:v1:t:k'), 422, ProblemType.payloadMismatch],
-    [
-      new CoordinatorUnavailableError('redis 127.0.0.1:6379'),
-      503,
-      ProblemType.coordinatorUnavailable,
-    ],
     [new LeaseLostError('shop:pay:v1:t:k', 3), 503, ProblemType.leaseLost],
   ])('maps %p to %i with a stable type', (error, status, type) => {
     const problem = toProblemResponse(error);
@@ -67,7 +62,7 @@ describe('toProblemResponse', () => {
     expect(typeof problem?.body.title).toBe('string');
   });
 
-  it('maps a foreign owner to a 409 naming both services, without Retry-After', () => {
+  it('maps a foreign owner to a 409 that names no service; the error keeps both for operators', () => {
     const error = new ForeignOwnerError('shop:pay:v1:t:k', 'billing-api', 'orders-api');
     const problem = toProblemResponse(error);
 
@@ -77,14 +72,33 @@ describe('toProblemResponse', () => {
       type: 'urn:oncely:problem:foreign-owner',
       title: 'Key owned by another service',
       status: 409,
-      detail: error.message,
-      owner: 'billing-api',
-      foreignOwner: 'orders-api',
+      detail:
+        'This key is already used by another part of the system; nothing was replayed, overwritten or run. A retry gets the same answer until the server is reconfigured.',
     });
+    expect(JSON.stringify(problem?.body)).not.toMatch(/billing-api|orders-api/);
+    expect(error).toMatchObject({ owner: 'billing-api', foreignOwner: 'orders-api' });
     expect(error.message).toMatch(
       /held by service "orders-api", not by "billing-api".*shared: true/,
     );
     expect(ProblemType.foreignOwner).toBe('urn:oncely:problem:foreign-owner');
+  });
+
+  it('maps an unreachable coordinator to a 503 that names neither the backend nor its address', () => {
+    const error = new CoordinatorUnavailableError('redis 10.0.3.7:6379');
+    const problem = toProblemResponse(error);
+
+    expect(problem?.headers).toEqual({
+      'content-type': 'application/problem+json',
+      'retry-after': '1',
+    });
+    expect(problem?.body).toEqual({
+      type: 'urn:oncely:problem:coordinator-unavailable',
+      title: 'Coordinator unavailable',
+      status: 503,
+      detail:
+        'The server cannot coordinate duplicate requests right now; nothing was run. Retry the request.',
+    });
+    expect(error.message).toContain('redis 10.0.3.7:6379');
   });
 
   it('adds Retry-After in whole seconds, rounded up, to 409s', () => {

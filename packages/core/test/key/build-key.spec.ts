@@ -180,6 +180,33 @@ describe('buildKey', () => {
     expect(() => buildKey(spec, { body: {} })).toThrow(MissingKeyFieldError);
   });
 
+  it('tells a client to send a missing request field, and says a principal field is set server-side', () => {
+    const message = (context: KeyContext, keySpec: KeySpec = spec) => {
+      try {
+        buildKey(keySpec, context);
+      } catch (error) {
+        return (error as MissingKeyFieldError).message;
+      }
+      throw new Error('expected MissingKeyFieldError');
+    };
+
+    expect(message(ctx({ params: {} }))).toBe(
+      'The key field params.cartId (target of shop:order-create:v1) is missing, null or empty. Send it with the request; if a fixed fallback is genuinely safe, declare the path as { path, optional: true, default } in the key spec.',
+    );
+    expect(message(ctx({ user: { id: 'user-1001' } }))).toBe(
+      "The key field user.tenantId (scope of shop:order-create:v1) comes from the request's authenticated principal, which has no tenantId (or it is null or empty). The principal is resolved on the server, not sent by the client: the authentication step that sets it (a guard, or resolveUser with Express) must give it tenantId.",
+    );
+    const anonymous = ctx();
+    delete (anonymous as { user?: unknown }).user;
+    expect(message(anonymous)).toBe(
+      "The key field user.tenantId (scope of shop:order-create:v1) comes from the request's authenticated principal, and the request has none. The principal is resolved on the server, not sent by the client: an authentication step (a guard, or resolveUser with Express) must set it before oncely builds the key.",
+    );
+    const tenantOf = () => undefined;
+    expect(message(ctx(), { ...spec, scope: tenantOf })).toBe(
+      'The key field tenantOf() (scope of shop:order-create:v1) is computed on the server from the request and came out missing, null or empty. Make the function return a value for every request the route accepts.',
+    );
+  });
+
   it('uses the declared default of an optional field, and only then', () => {
     const withLocale: KeySpec = {
       ...spec,

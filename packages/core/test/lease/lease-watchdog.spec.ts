@@ -56,6 +56,23 @@ describe('LeaseWatchdog', () => {
     expect((signal.reason as LeaseLostError).fence).toBe(7);
   });
 
+  it('tells a lease taken away before it ran out (an operator released it) from one that expired', async () => {
+    // Refused at the first renewal, a third into a lease with plenty of time left.
+    const released = new LeaseWatchdog(leaseOf(async () => false, 900).lease);
+    await sleep(400);
+    expect(released.lostWith?.reason).toBe('released');
+    expect(released.lostWith?.message).toBe(
+      'The lease on "k" (fence 7) was released before it expired, by an operator (oncely release, OncelyAdmin.forceRelease) or by the store losing it: nothing of this run was kept, and the next request with this key runs again.',
+    );
+
+    const expired = new LeaseWatchdog(
+      leaseOf(() => Promise.reject(new Error('store unreachable'))).lease,
+    );
+    await sleep(150);
+    expect(expired.lostWith?.reason).toBe('expired');
+    expect(expired.lostWith?.message).toMatch(/another execution now owns it\. Raise leaseTtl/);
+  });
+
   it('loses the lease once failing renewals let the confirmed time run out', async () => {
     const down = new Error('store unreachable');
     const { lease, seen } = leaseOf(() => Promise.reject(down), 300);

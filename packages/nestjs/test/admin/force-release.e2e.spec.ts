@@ -121,6 +121,12 @@ describe('OncelyAdmin.forceRelease of a key whose handler still runs (Redis + Po
       const old = await stuck;
       expect(old.status).toBe(503);
       expect(old.body.type).toBe(ProblemType.leaseLost);
+      // Not "raise leaseTtl": the lease did not run out, an operator took it away.
+      expect(old.body.detail).toMatch(
+        new RegExp(
+          `^The lease on "${identityOfConflict(operation)}" \\(fence \\d+\\) was released before it expired, by an operator \\(oncely release, OncelyAdmin\\.forceRelease\\) or by the store losing it: nothing of this run was kept, and the next request with this key runs again\\.$`,
+        ),
+      );
 
       const replayed = await post(path, key, ref);
       expect(replayed.status).toBe(201);

@@ -1,5 +1,6 @@
 import {
   CoordinatorUnavailableError,
+  ForeignOwnerError,
   IdempotencyConflictError,
   IdempotencyMismatchError,
   LeaseLostError,
@@ -55,6 +56,16 @@ describe('oncely refusals outside HTTP', () => {
     const error = new OncelyGraphQLError(payload);
     expect(error.extensions).toEqual({ code: 'ONCELY_PAYLOAD_MISMATCH', status: 422 });
     expect(error.code).toBe('ONCELY_PAYLOAD_MISMATCH');
+  });
+
+  it('tells a GraphQL or RPC client of a foreign owner no service name', () => {
+    const error = new ForeignOwnerError('shop:pay:v1:t-1:r-1', 'billing-api', 'orders-api');
+    expect(callErrorPayloadOf(error)).toEqual({
+      code: 'ONCELY_FOREIGN_OWNER',
+      status: 409,
+      message:
+        'This key is already used by another part of the system; nothing was replayed, overwritten or run. A retry gets the same answer until the server is reconfigured.',
+    });
   });
 
   it('maps an unreachable coordinator to a code', () => {
