@@ -47,8 +47,16 @@ export {
   claimedOperation,
   isForeignClaim,
 } from './registry/claim-registry.port.js';
-/** Checks an option holds a function, in the wording of every other option error. */
-export { positiveIntegerOption, requireFunction } from './engine/option-checks.js';
+/**
+ * Checks of an integration's own options, in the wording of every other option error; its
+ * unknown options are refused against the engine's names plus its own.
+ */
+export {
+  positiveIntegerOption,
+  refuseUnknownOptions,
+  requireFunction,
+} from './engine/option-checks.js';
+export { ENGINE_OPTION_NAMES } from './engine/oncely-engine.options.js';
 
 // HTTP responses
 

@@ -2,12 +2,18 @@ import {
   RouteOptionsError,
   createOncelyEngine,
   type IdempotencyRecordStore,
+  type OncelyEngineOptions,
   type OncelyEngine,
   type OperationRegistry,
   type ProtectionDefaults,
   type RegistryClaim,
 } from '@oncely/core';
-import { requireFunction, type ProtectedRoute } from '@oncely/core/adapter';
+import {
+  ENGINE_OPTION_NAMES,
+  refuseUnknownOptions,
+  requireFunction,
+  type ProtectedRoute,
+} from '@oncely/core/adapter';
 import type { Request, RequestHandler } from 'express';
 import type {
   BodyValidator,
@@ -18,6 +24,14 @@ import type {
 import { protectedRouteMiddleware } from './protected-route.middleware.js';
 
 const OWNER = 'createOncely()';
+
+/** The engine's options and Express's own. */
+const EXPRESS_OPTION_NAMES: ReadonlySet<string> = new Set([
+  ...ENGINE_OPTION_NAMES,
+  ...Object.keys({
+    resolveUser: true,
+  } satisfies Record<Exclude<keyof OncelyExpressOptions, keyof OncelyEngineOptions>, true>),
+]);
 
 /**
  * oncely for one Express app: core's engine, built once from `createOncely()`'s options, and the
@@ -31,9 +45,11 @@ export class Oncely {
 
   constructor(options: OncelyExpressOptions) {
     // Checked first: a refused option must not leave an engine behind, open.
-    requireFunction(OWNER, 'resolveUser', options?.resolveUser, '(req) => principal');
-    this.#engine = createOncelyEngine({ ...options, owner: OWNER });
-    this.#resolveUser = options.resolveUser ?? ((req) => (req as { user?: unknown }).user);
+    refuseUnknownOptions(OWNER, options ?? {}, EXPRESS_OPTION_NAMES);
+    const { resolveUser, ...engineOptions } = options ?? ({} as OncelyExpressOptions);
+    requireFunction(OWNER, 'resolveUser', resolveUser, '(req) => principal');
+    this.#engine = createOncelyEngine({ ...engineOptions, owner: OWNER });
+    this.#resolveUser = resolveUser ?? ((req) => (req as { user?: unknown }).user);
   }
 
   /** Every protected route's claim on its `namespace:operation:version`. */

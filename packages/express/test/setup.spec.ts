@@ -32,6 +32,16 @@ describe('createOncely() and middleware creation', () => {
     expect(() => createOncely({ namespace: 'a:b' })).toThrow(/option "namespace"/);
   });
 
+  it('refuses an option it does not read, naming the one meant', () => {
+    expect(() => oncely({ servce: 'shop-api' } as never)).toThrow(
+      'createOncely() has no option "servce": did you mean "service"? Its options are namespace, service,',
+    );
+    expect(() => oncely({ keyContext: () => ({}) } as never)).toThrow(
+      'createOncely() has no option "keyContext". Its options are',
+    );
+    expect(() => oncely({ resolveUser: () => undefined })).not.toThrow();
+  });
+
   it('refuses unknown and invalid defaults, naming them', () => {
     expect(() => oncely({ defaults: { leaseTTL: 5 } as never })).toThrow(/defaults\.leaseTTL/);
     expect(() => oncely({ defaults: { wait: -1 } })).toThrow(/defaults\.wait/);

@@ -21,6 +21,7 @@ import {
   ONCELY_MODULE_OPTIONS,
 } from './oncely.module-definition.js';
 import { OncelyRuntime } from './oncely.runtime.js';
+import { refuseUnknownAsyncOptions } from './module-option-names.js';
 import type {
   OncelyDeclaredOptions,
   OncelyModuleAsyncOptions,
@@ -93,6 +94,7 @@ export class OncelyModule
    * `oncely registry` reads them from here without running the factory.
    */
   static override forRootAsync(options: OncelyModuleAsyncOptions): DynamicModule {
+    refuseUnknownAsyncOptions(options);
     const { namespace, service, defaults, ...factory } = options;
     const definition = super.forRootAsync(factory as typeof ONCELY_ASYNC_OPTIONS_TYPE);
     return {

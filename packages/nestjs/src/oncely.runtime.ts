@@ -6,11 +6,13 @@ import {
 } from '@oncely/core';
 import {
   positiveIntegerOption,
+  refuseUnknownOptions,
   requireFunction,
   type ProtectedCallExecutor,
   type ProtectedRoute,
 } from '@oncely/core/adapter';
 import { DEFAULT_MAX_STANDBYS, StandbyRegistry } from './method/standby.registry.js';
+import { MODULE_OPTION_NAMES } from './module-option-names.js';
 import type {
   OncelyModuleOptions,
   OncelyValidationOptions,
@@ -43,6 +45,7 @@ export class OncelyRuntime {
     appValidation: () => OncelyValidationOptions | undefined = () => undefined,
   ): OncelyRuntime {
     // Checked first: a refused option must not leave an engine behind, open.
+    refuseUnknownOptions(OWNER, options ?? {}, MODULE_OPTION_NAMES);
     requireFunction(OWNER, 'keyContext', options.keyContext, '(context, base) => KeyContext');
     const { validation, keyContext, maxStandbys, ...engineOptions } = options;
     const standbys = new StandbyRegistry(

@@ -405,6 +405,15 @@ describe('start-up checks', () => {
     );
   });
 
+  it('refuses an option forRoot does not read, naming the one meant', async () => {
+    await expect(boot([], { servce: 'shop-api' })).rejects.toThrow(
+      'OncelyModule has no option "servce": did you mean "service"? Its options are namespace, service, serviceAliases,',
+    );
+    await expect(boot([], { resolveUser: () => undefined })).rejects.toThrow(
+      'OncelyModule has no option "resolveUser". Its options are',
+    );
+  });
+
   it('refuses the former connection options, saying which adapter to wrap them in', async () => {
     const client = new Redis({ ...services.redis, lazyConnect: true });
     try {

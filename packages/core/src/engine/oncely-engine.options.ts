@@ -75,3 +75,26 @@ export interface OncelyEngineOptions extends SecurityOptions {
    */
   readonly owner?: string;
 }
+
+/**
+ * Every option an app may give the engine (`owner` is the integrations' own): anything else is a
+ * mistake, a misspelt name or an option of another entry point, that would run with a default
+ * nobody chose. Typed against `OncelyEngineOptions`, so a new option cannot be left out here.
+ */
+export const ENGINE_OPTION_NAMES: ReadonlySet<string> = new Set(
+  Object.keys({
+    namespace: true,
+    service: true,
+    serviceAliases: true,
+    coordinator: true,
+    store: true,
+    allowInMemory: true,
+    defaults: true,
+    events: true,
+    tracing: true,
+    onForeignClaim: true,
+    claims: true,
+    encryption: true,
+    recordQuota: true,
+  } satisfies Record<Exclude<keyof OncelyEngineOptions, 'owner'>, true>),
+);

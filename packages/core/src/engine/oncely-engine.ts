@@ -14,8 +14,8 @@ import { claimSettingsOf, claimTargetsOf, type ClaimSettings } from './claim-set
 import { CallTracing } from './call-tracing.js';
 import { DeclaredRoutes } from './declared-routes.js';
 import type { OncelyEventListener } from '../events/oncely-event.js';
-import type { OncelyEngineOptions } from './oncely-engine.options.js';
-import { coordinatorOption, storeOption } from './option-checks.js';
+import { ENGINE_OPTION_NAMES, type OncelyEngineOptions } from './oncely-engine.options.js';
+import { coordinatorOption, refuseUnknownOptions, storeOption } from './option-checks.js';
 import { createProtectionEngines } from './protection-engines.js';
 import type { ProtectedRouteDeclaration } from './protected-route.declaration.js';
 import { eventListenersOf, refuseInMemoryInProduction } from './protection-setup.js';
@@ -99,6 +99,10 @@ interface Closable {
  * Throws `OncelyConfigurationError` naming the first bad option.
  */
 export function createOncelyEngine(options: OncelyEngineOptions): OncelyEngine {
+  // Before any other check: a misspelt option would otherwise surface as a missing one.
+  const { owner: entryPoint = 'createOncelyEngine()', ...appOptions } = (options ??
+    {}) as Partial<OncelyEngineOptions>;
+  refuseUnknownOptions(entryPoint, appOptions, ENGINE_OPTION_NAMES);
   const routes = DeclaredRoutes.create(options);
   const { owner } = routes;
   const claims = claimSettingsOf(owner, options.claims, options.onForeignClaim);

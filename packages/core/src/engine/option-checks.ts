@@ -9,6 +9,41 @@ import type { IdempotencyRecordStore } from '../record/idempotency-record-store.
  * names the entry point, e.g. `OncelyModule` or `createOncely()`.
  */
 
+/**
+ * Refuses an option `known` does not list, naming it and, when it looks like a misspelling of one
+ * that is listed, that one: an option nobody reads would leave its default silently in force.
+ */
+export function refuseUnknownOptions(
+  owner: string,
+  options: object,
+  known: ReadonlySet<string>,
+): void {
+  for (const name of Object.keys(options)) {
+    if (known.has(name)) continue;
+    const meant = [...known].find((candidate) => isMisspelling(name, candidate));
+    throw new OncelyConfigurationError(
+      `${owner} has no option "${name}"${meant ? `: did you mean "${meant}"?` : '.'} Its options are ${[...known].join(', ')}.`,
+    );
+  }
+}
+
+/** At most two edits apart (Levenshtein), case aside: `servce` for `service`, `Namespace`. */
+function isMisspelling(given: string, known: string): boolean {
+  const a = given.toLowerCase();
+  const b = known.toLowerCase();
+  if (Math.abs(a.length - b.length) > 2) return false;
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1);
+      row.push(Math.min(previous[j]! + 1, row[j - 1]! + 1, substitution));
+    }
+    previous = row;
+  }
+  return previous[b.length]! <= 2;
+}
+
 /** Refuses `value` unless it is a function (or left out); `shape` shows the expected signature. */
 export function requireFunction(owner: string, name: string, value: unknown, shape: string): void {
   if (value !== undefined && typeof value !== 'function') {

@@ -46,6 +46,18 @@ describe('createOncelyEngine options', () => {
     );
   });
 
+  it('refuses an option it does not read, naming the entry point and the option meant', () => {
+    expect(refusal({ namespace: 'shop', servce: 'shop-api', owner: 'createOncely()' })).toBe(
+      'createOncely() has no option "servce": did you mean "service"? Its options are namespace, service, serviceAliases, coordinator, store, allowInMemory, defaults, events, tracing, onForeignClaim, claims, encryption, recordQuota.',
+    );
+    expect(refusal({ Namespace: 'shop' })).toMatch(
+      /^createOncelyEngine\(\) has no option "Namespace": did you mean "namespace"\?/,
+    );
+    expect(refusal({ namespace: 'shop', redis: 'redis://127.0.0.1' })).toMatch(
+      /^createOncelyEngine\(\) has no option "redis"\. Its options are /,
+    );
+  });
+
   it('refuses unknown and invalid defaults, naming them', () => {
     expect(refusal({ namespace: 'shop', defaults: { leaseTTL: 5 } })).toMatch(
       /option "defaults\.leaseTTL" is unknown\. Known defaults: .*leaseTtl/,

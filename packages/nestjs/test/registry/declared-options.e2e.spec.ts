@@ -66,6 +66,29 @@ describe('options given to forRootAsync next to the factory', () => {
     await app.close();
   });
 
+  it('refuse an option the factory returns that no one reads, naming the one meant', async () => {
+    const failure = boot({
+      namespace: 'billing',
+      useFactory: () => ({ servce: 'billing-api' }) as never,
+    });
+
+    await expect(failure).rejects.toBeInstanceOf(OncelyConfigurationError);
+    await expect(failure).rejects.toThrow(
+      'OncelyModule has no option "servce": did you mean "service"? Its options are namespace, service,',
+    );
+  });
+
+  it('refuse an option forRootAsync does not read next to its factory, saying where it goes', () => {
+    const aliasesBeside = { serviceAliases: ['billing'], useFactory: () => ({}) } as never;
+    expect(() => OncelyModule.forRootAsync(aliasesBeside)).toThrow(
+      'OncelyModule.forRootAsync reads "serviceAliases" from what its options factory returns, not from next to it: return it from useFactory (or the class\'s create()).',
+    );
+    const misspelt = { namespace: 'billing', useFactroy: () => ({}) } as never;
+    expect(() => OncelyModule.forRootAsync(misspelt)).toThrow(
+      'OncelyModule.forRootAsync has no option "useFactroy": did you mean "useFactory"?',
+    );
+  });
+
   it('refuse a factory giving another value, naming the option', async () => {
     const failure = boot({
       namespace: 'billing',
