@@ -28,6 +28,8 @@ interface SettlingChannel {
  */
 export class CountingServerRMQ extends ServerRMQ {
   readonly settlements: Settlement[] = [];
+  /** Hears each settlement as it is sent (a child process reports it to its parent). */
+  onSettlement?: (settlement: Settlement) => void;
   private readonly observed = new WeakSet<object>();
 
   override async handleMessage(message: Record<string, unknown>, channel: unknown): Promise<void> {
@@ -49,7 +51,9 @@ export class CountingServerRMQ extends ServerRMQ {
     const record = (action: Settlement['action'], message: DeliveredMessage, requeue: boolean) => {
       const packet = JSON.parse(message.content.toString()) as { data?: unknown };
       const { redelivered } = message.fields;
-      this.settlements.push({ action, requeue, data: packet.data, redelivered });
+      const settlement = { action, requeue, data: packet.data, redelivered };
+      this.settlements.push(settlement);
+      this.onSettlement?.(settlement);
     };
     // amqplib requeues by default on nack and reject.
     channel.ack = (message, allUpTo) => {
