@@ -12,17 +12,16 @@ import {
 } from '@nestjs/microservices';
 import { Test } from '@nestjs/testing';
 import { IdempotentKey, OncelyModule } from '@oncely/nestjs';
-import { rabbitmqUrl, requireService } from '@oncely/testing-kit';
-import amqp, { type Channel, type ChannelModel } from 'amqplib';
-import { randomUUID } from 'node:crypto';
+import { rabbitmqUrl } from '@oncely/testing-kit';
+import type { Channel, Message } from 'amqplib';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { lastValueFrom } from 'rxjs';
 import { DataSource } from 'typeorm';
 import { Executions, Gates } from '../fixtures/test-app.js';
 import { CountingServerRMQ, type Settlement } from '../support/counting-rmq.server.js';
+import { RabbitmqAdmin } from '../support/rabbitmq-admin.js';
 import { SharedBackends, writeEffect } from '../support/shared-backends.js';
 
-const run = randomUUID().slice(0, 8);
 const CHARGE = 'payments.charge';
 const SHIPPED = 'orders.shipped';
 const TRACKED = 'orders.tracked';
@@ -113,7 +112,7 @@ class OrdersConsumer {
   async plain(@Payload() message: OrderMessage, @Ctx() context: RmqContext) {
     this.executions.hit(`plain:${message.messageId}`);
     await this.effect(message);
-    (context.getChannelRef() as Channel).ack(context.getMessage() as amqp.Message);
+    (context.getChannelRef() as Channel).ack(context.getMessage() as Message);
   }
 
   private effect(message: OrderMessage): Promise<void> {
@@ -134,15 +133,11 @@ describe('message handlers over RabbitMQ (manual acknowledgement, two consumers 
   const apps: INestMicroservice[] = [];
   const clients: ClientProxy[] = [];
   const sources: DataSource[] = [];
-  const queues: string[] = [];
-  let connection: ChannelModel;
-  let admin: Channel;
+  const rabbitmq = new RabbitmqAdmin();
 
   beforeAll(async () => {
-    await requireService('rabbitmq');
+    await rabbitmq.start();
     await backends.start();
-    connection = await amqp.connect(rabbitmqUrl());
-    admin = await connection.createChannel();
   });
 
   afterEach(async () => {
@@ -150,8 +145,7 @@ describe('message handlers over RabbitMQ (manual acknowledgement, two consumers 
   });
 
   afterAll(async () => {
-    for (const queue of queues) await admin?.deleteQueue(queue);
-    await connection?.close();
+    await rabbitmq.stop();
     await backends.stop();
   });
 
@@ -166,10 +160,9 @@ describe('message handlers over RabbitMQ (manual acknowledgement, two consumers 
    * prefetch 1, so a duplicate published while the first is running goes to the other consumer.
    */
   async function queue(test: string, { noAck = false } = {}): Promise<Queue> {
-    const name = `oncely-${run}.${test}`;
-    const dead = `${name}.dead`;
-    queues.push(name, dead);
-    await admin.assertQueue(dead, { durable: false });
+    const name = rabbitmq.queue(test);
+    const dead = rabbitmq.queue(`${test}.dead`);
+    await rabbitmq.channel.assertQueue(dead, { durable: false });
     const queueOptions = {
       durable: false,
       arguments: { 'x-dead-letter-exchange': '', 'x-dead-letter-routing-key': dead },
@@ -227,8 +220,7 @@ describe('message handlers over RabbitMQ (manual acknowledgement, two consumers 
   /** Ready messages once every consumer is gone: a message left unsettled is back in the queue. */
   async function leftInQueue(q: Queue): Promise<{ queue: number; dead: number }> {
     await closeConsumers();
-    const [main, dead] = [await admin.checkQueue(q.name), await admin.checkQueue(q.dead)];
-    return { queue: main.messageCount, dead: dead.messageCount };
+    return { queue: await rabbitmq.messages(q.name), dead: await rabbitmq.messages(q.dead) };
   }
 
   it('acks every copy of an event published 5 times and runs the handler once', async () => {

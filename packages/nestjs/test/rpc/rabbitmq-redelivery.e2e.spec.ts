@@ -1,19 +1,11 @@
-import {
-  killAllWorkers,
-  rabbitmqUrl,
-  requireService,
-  spawnWorker,
-  type Worker,
-} from '@oncely/testing-kit';
-import amqp, { type Channel, type ChannelModel } from 'amqplib';
-import { randomUUID } from 'node:crypto';
+import { killAllWorkers, spawnWorker, type Worker } from '@oncely/testing-kit';
 import type { Settlement } from '../support/counting-rmq.server.js';
 import { PAID, type FreezePoint } from '../support/rabbitmq-consumer.constants.js';
+import { RabbitmqAdmin } from '../support/rabbitmq-admin.js';
 import { SharedBackends } from '../support/shared-backends.js';
 
 const WORKER = 'packages/nestjs/test/support/rabbitmq-consumer.worker.ts';
 const LEASE_TTL_MS = 2_000;
-const run = randomUUID().slice(0, 8);
 
 /** What a consumer process reports: see rabbitmq-consumer-node.ts. */
 interface Report {
@@ -33,29 +25,18 @@ interface Report {
  */
 describe('a RabbitMQ consumer SIGKILLed before its ack (consumer processes, Redis + PostgreSQL)', () => {
   const backends = new SharedBackends();
-  const queues: string[] = [];
-  let connection: ChannelModel;
-  let admin: Channel;
+  const rabbitmq = new RabbitmqAdmin();
 
   beforeAll(async () => {
-    await requireService('rabbitmq');
+    await rabbitmq.start();
     await backends.start();
-    connection = await amqp.connect(rabbitmqUrl());
-    admin = await connection.createChannel();
   });
 
   afterAll(async () => {
     await killAllWorkers();
-    for (const queue of queues) await admin?.deleteQueue(queue);
-    await connection?.close();
+    await rabbitmq.stop();
     await backends.stop();
   });
-
-  function queue(test: string): string {
-    const name = `oncely-${run}.${test}`;
-    queues.push(name);
-    return name;
-  }
 
   async function consumer(name: string, node: string, freeze: FreezePoint): Promise<Worker> {
     const { namespace, keyPrefix, schema } = backends;
@@ -67,7 +48,7 @@ describe('a RabbitMQ consumer SIGKILLed before its ack (consumer processes, Redi
 
   /** Publishes an event as `ClientRMQ.emit` would: Nest's packet `{ pattern, data }`. */
   function publish(name: string, data: unknown): void {
-    admin.sendToQueue(name, Buffer.from(JSON.stringify({ pattern: PAID, data })));
+    rabbitmq.channel.sendToQueue(name, Buffer.from(JSON.stringify({ pattern: PAID, data })));
   }
 
   async function stop(worker: Worker): Promise<void> {
@@ -79,10 +60,9 @@ describe('a RabbitMQ consumer SIGKILLed before its ack (consumer processes, Redi
   const outcomes = (worker: Worker) => reports(worker).flatMap((r) => r.outcome ?? []);
   const effects = (worker: Worker) => reports(worker).flatMap((r) => r.effect ?? []);
   const settlements = (worker: Worker) => reports(worker).flatMap((r) => r.settlement ?? []);
-  const ready = async (name: string) => (await admin.checkQueue(name)).messageCount;
 
   it('killed after its record completed, before its ack: the redelivery replays on a second consumer and is acked, one effect', async () => {
-    const name = queue('after-complete');
+    const name = rabbitmq.queue('after-complete');
     const event = { messageId: 'paid-1', amount: 10 };
     const first = await consumer(name, 'first', 'after-complete');
     publish(name, event);
@@ -102,11 +82,11 @@ describe('a RabbitMQ consumer SIGKILLed before its ack (consumer processes, Redi
     expect(effects(second)).toEqual([]);
     await stop(second);
     expect(await backends.effectRows('paid-1')).toBe(1);
-    expect(await ready(name)).toBe(0);
+    expect(await rabbitmq.messages(name)).toBe(0);
   });
 
   it('killed after its effect, before its record completed: the redelivery waits out the lease and runs again, two effects', async () => {
-    const name = queue('after-effect');
+    const name = rabbitmq.queue('after-effect');
     const event = { messageId: 'paid-2', amount: 20 };
     const first = await consumer(name, 'first', 'after-effect');
     publish(name, event);
@@ -125,6 +105,6 @@ describe('a RabbitMQ consumer SIGKILLed before its ack (consumer processes, Redi
     await stop(second);
     // The effect is not in the record's transaction (message handlers cannot be transactional).
     expect(await backends.effectRows('paid-2')).toBe(2);
-    expect(await ready(name)).toBe(0);
+    expect(await rabbitmq.messages(name)).toBe(0);
   });
 });
