@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes sure the services the tests talk to are up on loopback: Redis (6379), PostgreSQL (5432,
 # trust auth, database "test"), MariaDB (3306, root without password, database "test"), NATS
-# (4222), and Debian's Chromium for the demo's browser test.
+# (4222), RabbitMQ (5672, guest/guest), and Debian's Chromium for the demo's browser test.
 # Starts a stopped service; installs a missing one from Debian's packages.
 set -euo pipefail
 
@@ -14,10 +14,10 @@ apt_install() {
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
 }
 
-wait_for() { # name, command...
+wait_for() { # name, command... (WAIT_ATTEMPTS tries, 0.5 s apart; 60 by default)
   local name=$1
   shift
-  for _ in $(seq 1 60); do
+  for _ in $(seq 1 "${WAIT_ATTEMPTS:-60}"); do
     if "$@" >/dev/null 2>&1; then
       echo "$name is up"
       return 0
@@ -79,6 +79,16 @@ ensure_nats() {
   wait_for nats bash -c '(exec 3<>/dev/tcp/127.0.0.1/4222)'
 }
 
+ensure_rabbitmq() {
+  # The Nest package's RabbitMQ suites (manual acknowledgement, redelivery) talk to it on 5672.
+  command -v rabbitmq-server >/dev/null || apt_install rabbitmq-server
+  if ! (exec 3<>/dev/tcp/127.0.0.1/5672) 2>/dev/null; then
+    rabbitmq-server -detached
+  fi
+  # A cold Erlang node can take well over 30 s to open its AMQP listener: allow 90 s.
+  WAIT_ATTEMPTS=180 wait_for rabbitmq bash -c '(exec 3<>/dev/tcp/127.0.0.1/5672)'
+}
+
 ensure_chromium() {
   # The demo's browser test drives Debian's Chromium through playwright-core.
   command -v chromium >/dev/null || apt_install chromium
@@ -88,4 +98,5 @@ ensure_redis
 ensure_postgres
 ensure_mariadb
 ensure_nats
+ensure_rabbitmq
 ensure_chromium

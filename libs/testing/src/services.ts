@@ -23,7 +23,19 @@ export const services = {
     password: process.env.MYSQL_PASSWORD ?? '',
     database: process.env.MYSQL_DATABASE ?? 'test',
   },
+  rabbitmq: {
+    host: process.env.RABBITMQ_HOST ?? '127.0.0.1',
+    port: Number(process.env.RABBITMQ_PORT ?? 5672),
+    username: process.env.RABBITMQ_USER ?? 'guest',
+    password: process.env.RABBITMQ_PASSWORD ?? 'guest',
+  },
 } as const;
+
+/** The AMQP URL of the test RabbitMQ, as `Transport.RMQ` and `amqplib.connect` take it. */
+export function rabbitmqUrl(): string {
+  const { host, port, username, password } = services.rabbitmq;
+  return `amqp://${encodeURIComponent(username)}:${encodeURIComponent(password)}@${host}:${port}`;
+}
 
 export type ServiceName = keyof typeof services;
 

@@ -17,6 +17,7 @@ export type {
   OncelyModuleAsyncOptions,
   OncelyModuleFactoryOptions,
   OncelyModuleOptions,
+  OncelyRmqOptions,
   OncelyValidationOptions,
 } from './oncely-module-options.interface.js';
 

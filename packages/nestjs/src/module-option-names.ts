@@ -14,6 +14,7 @@ export const MODULE_OPTION_NAMES: ReadonlySet<string> = new Set([
     validation: true,
     keyContext: true,
     maxStandbys: true,
+    rmq: true,
   } satisfies Record<Exclude<keyof OncelyModuleOptions, keyof OncelyEngineOptions>, true>),
 ]);
 

@@ -16,6 +16,20 @@ export interface OncelyValidationOptions {
   readonly transformer?: ClassTransformOptions;
 }
 
+/** How messages consumed from RabbitMQ (`Transport.RMQ`) are acknowledged; see docs/messaging.md. */
+export interface OncelyRmqOptions {
+  /**
+   * The `noAck` of the app's `Transport.RMQ` server; `true` (Nest's default) when left out, and
+   * oncely settles nothing. With `false` (manual acknowledgement), oncely settles every message
+   * of a handler under `@IdempotentKey` or `@SingleFlight`, once, when its outcome is final, and
+   * the handler must not: ack once its record is complete or replayed; nack with requeue when a
+   * later delivery may succeed (the key still in flight after the wait, a backend down, the
+   * handler threw); reject without requeue (dead-letter) a payload mismatch or a message whose key
+   * cannot be built. Other handlers settle their own messages.
+   */
+  readonly noAck?: boolean;
+}
+
 /**
  * `OncelyModule.forRoot` options: core's engine options (`namespace`, `coordinator` and `store`
  * instances, `defaults`, `events`, security) plus what only Nest has.
@@ -39,6 +53,8 @@ export interface OncelyModuleOptions extends Omit<OncelyEngineOptions, 'owner'> 
    * (a warning says so), and that call is not retried by this app.
    */
   readonly maxStandbys?: number;
+  /** RabbitMQ consumers with manual acknowledgement: `{ noAck: false }`, as on the server. */
+  readonly rmq?: OncelyRmqOptions;
 }
 
 /**

@@ -13,12 +13,8 @@ import { graphqlCallTransport } from './graphql/graphql-call.transport.js';
 import { HttpRouteInterception } from './http/http-route.interception.js';
 import { ONCELY_RUNTIME } from './oncely.constants.js';
 import type { OncelyRuntime } from './oncely.runtime.js';
+import { settleRmqMessage } from './rpc/rmq-message.settlement.js';
 import { rpcCallTransport } from './rpc/rpc-call.transport.js';
-
-const CALL_TRANSPORTS: Readonly<Record<'rpc' | 'graphql', CallTransport>> = {
-  rpc: rpcCallTransport,
-  graphql: graphqlCallTransport,
-};
 
 /**
  * The one global interceptor of oncely: it looks up the handler of each call among those found
@@ -29,6 +25,7 @@ const CALL_TRANSPORTS: Readonly<Record<'rpc' | 'graphql', CallTransport>> = {
 @Injectable()
 export class OncelyInterceptor implements NestInterceptor {
   private readonly http: HttpRouteInterception;
+  private readonly calls: Readonly<Record<'rpc' | 'graphql', CallTransport>>;
 
   constructor(
     @Inject(ONCELY_RUNTIME) private readonly runtime: OncelyRuntime,
@@ -36,6 +33,12 @@ export class OncelyInterceptor implements NestInterceptor {
     adapterHost: HttpAdapterHost,
   ) {
     this.http = new HttpRouteInterception(runtime, () => adapterHost.httpAdapter);
+    this.calls = {
+      rpc: runtime.settlesRmqMessages
+        ? { ...rpcCallTransport, settle: settleRmqMessage }
+        : rpcCallTransport,
+      graphql: graphqlCallTransport,
+    };
   }
 
   async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
@@ -47,12 +50,6 @@ export class OncelyInterceptor implements NestInterceptor {
     if (type !== 'rpc' && type !== 'graphql') return next.handle();
     const route = this.handlers.callRoute(type, context.getHandler());
     if (!route) return next.handle();
-    return interceptProtectedCall(
-      this.runtime.executor,
-      route,
-      CALL_TRANSPORTS[type],
-      context,
-      next,
-    );
+    return interceptProtectedCall(this.runtime.executor, route, this.calls[type], context, next);
   }
 }

@@ -13,6 +13,7 @@ import {
 } from '@oncely/core/adapter';
 import { DEFAULT_MAX_STANDBYS, StandbyRegistry } from './method/standby.registry.js';
 import { MODULE_OPTION_NAMES } from './module-option-names.js';
+import { settlesRmqMessages } from './rpc/rmq-message.settlement.js';
 import type {
   OncelyModuleOptions,
   OncelyValidationOptions,
@@ -22,7 +23,7 @@ const OWNER = 'OncelyModule';
 
 /**
  * The module's options resolved once, at start-up: core's engine, built from the shared options,
- * and the options only Nest has (`keyContext`, `validation`, `maxStandbys`).
+ * and the options only Nest has (`keyContext`, `validation`, `maxStandbys`, `rmq`).
  */
 export class OncelyRuntime {
   private constructor(
@@ -32,6 +33,8 @@ export class OncelyRuntime {
     /** The module's `validation` option as given; `undefined` follows the app. */
     private readonly validationOption: OncelyValidationOptions | false | undefined,
     private readonly appValidation: () => OncelyValidationOptions | undefined,
+    /** Whether oncely acks, nacks or rejects RabbitMQ messages (`rmq: { noAck: false }`). */
+    readonly settlesRmqMessages: boolean,
     /** The module's `keyContext` option: where keys read the request context from. */
     readonly keyContext?: OncelyModuleOptions['keyContext'],
   ) {}
@@ -47,12 +50,13 @@ export class OncelyRuntime {
     // Checked first: a refused option must not leave an engine behind, open.
     refuseUnknownOptions(OWNER, options ?? {}, MODULE_OPTION_NAMES);
     requireFunction(OWNER, 'keyContext', options.keyContext, '(context, base) => KeyContext');
-    const { validation, keyContext, maxStandbys, ...engineOptions } = options;
+    const { validation, keyContext, maxStandbys, rmq, ...engineOptions } = options;
+    const settlesRmq = settlesRmqMessages(OWNER, rmq);
     const standbys = new StandbyRegistry(
       positiveIntegerOption(OWNER, 'maxStandbys', maxStandbys, DEFAULT_MAX_STANDBYS),
     );
     const engine = createOncelyEngine({ ...engineOptions, owner: OWNER });
-    return new OncelyRuntime(engine, standbys, validation, appValidation, keyContext);
+    return new OncelyRuntime(engine, standbys, validation, appValidation, settlesRmq, keyContext);
   }
 
   get executor(): ProtectedCallExecutor {

@@ -403,6 +403,9 @@ describe('start-up checks', () => {
     await expect(boot([], { maxStandbys: 0 })).rejects.toThrow(
       /"maxStandbys" must be a positive integer \(default 10000\), got 0/,
     );
+    await expect(boot([], { rmq: { noAck: 'false' } })).rejects.toThrow(
+      'OncelyModule option "rmq.noAck" must be true or false, the same as the noAck of the app\'s Transport.RMQ server; got string.',
+    );
   });
 
   it('refuses an option forRoot does not read, naming the one meant', async () => {
