@@ -13,6 +13,8 @@ export interface Landing<T> extends FlightResult<T> {
 /** A flight running in this process, as the callers joining it see it. */
 export interface LocalFlight {
   readonly landing: Promise<Landing<unknown>>;
+  /** Whether it took over after a failed flight: its failure is then its joiners' too. */
+  readonly retry: boolean;
   /** The policy of the caller that started it, which decides what its failures mean. */
   readonly failurePolicy: FailurePolicy;
   readonly leaseTtl: number;
