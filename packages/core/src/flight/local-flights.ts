@@ -40,11 +40,9 @@ export class LocalFlights {
     landing: Promise<Landing<unknown>>,
     settings: ResolvedFlightOptions,
     leadership: Leadership,
-    retry: boolean,
   ): void {
     const flight: LocalFlight = {
       landing,
-      retry,
       failurePolicy: settings.failurePolicy,
       leaseTtl: settings.leaseTtl,
       since: performance.now(),

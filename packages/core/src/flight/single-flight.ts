@@ -138,7 +138,7 @@ export class SingleFlight {
             { operation, shared: options?.shared === true, retry: joined },
             leadership,
           );
-          this.#flights.track(key, flight, settings, leadership, joined);
+          this.#flights.track(key, flight, settings, leadership);
           const landing = await flight;
           this.#emit(key, operation, landing.source, startedAt, landing.storeError);
           return { value: landing.value, source: landing.source };
@@ -153,11 +153,7 @@ export class SingleFlight {
           this.#emit(key, operation, 'joined', startedAt, undefined);
           return { value: outcome.landed.value as T, source: 'joined' };
         }
-        // A run that took over after a failure is the one retry its joiners get: they share its
-        // failure, as followers on other nodes do, instead of each running the work in turn.
-        if (running.retry || !mayRunAgain(outcome.failed, running.failurePolicy, settings)) {
-          throw outcome.failed;
-        }
+        if (!mayRunAgain(running, outcome.failed, settings)) throw outcome.failed;
       }
     } catch (error) {
       this.#emit(key, operation, flightErrorOutcome(error), startedAt, error);
@@ -280,6 +276,7 @@ export class SingleFlight {
     retry: boolean,
   ): Promise<Landing<T>> {
     const { leaseTtl } = settings;
+    leadership.retry = retry;
     const watchdog = new LeaseWatchdog({
       key,
       fence,
