@@ -33,7 +33,12 @@ export const httpCallFailurePolicy: FailurePolicy = {
 };
 
 /**
- * Failure policy of the idempotency guard's flight: nothing is shared as a failure. The durable
- * record decides; a waiter whose leader failed asks the record store itself.
+ * Failure policy of the idempotency guard's flight: no failure is cached. The durable record
+ * decides; a waiter whose leader failed asks the record store itself. The one failure waiters
+ * share, that of the run again after a failed one, crosses processes as HTTP calls' failures do,
+ * so a response that was not kept (a 503) reaches them as it reached its caller.
  */
-export const recordGuardFailurePolicy: FailurePolicy = transientFailurePolicy;
+export const recordGuardFailurePolicy: FailurePolicy = {
+  ...httpCallFailurePolicy,
+  classify: transientFailurePolicy.classify,
+};

@@ -6,6 +6,8 @@ import type { ResolvedFlightOptions } from './single-flight-options.js';
 
 /** Marks a stored flight outcome as "ran past maxDuration", whatever the failure policy. */
 const EXPIRED_MARK = 'oncely:max-duration-exceeded';
+/** Marks a stored flight outcome as "the run again after a transient failure failed too". */
+const RETRY_FAILED_MARK = 'oncely:retry-failed';
 
 /**
  * What a leader stores when its flight ends, and what followers read back. Every stored outcome
@@ -35,12 +37,25 @@ export class FlightOutcomes {
     }
   }
 
-  /** A deterministic failure to share for `errorTtl`, or `undefined`: release the lease. */
-  failure(error: unknown, settings: ResolvedFlightOptions): FlightOutcome | undefined {
-    if (!isDeterministic(error, settings.failurePolicy)) return undefined;
-    const payload = this.#encodeError(error, settings.failurePolicy);
-    if (payload === undefined) return undefined;
-    return { kind: 'error', payload, ttlMs: this.#keep(settings.errorTtl) };
+  /**
+   * A deterministic failure to share for `errorTtl`; a transient failure of a run that took over
+   * after an earlier one failed (`retry`), to hand to the callers that waited with it for
+   * `handoffTtl`; otherwise `undefined`: release the lease, so that one waiter runs again.
+   */
+  failure(
+    error: unknown,
+    settings: ResolvedFlightOptions,
+    retry: boolean,
+  ): FlightOutcome | undefined {
+    const policy = settings.failurePolicy;
+    if (isDeterministic(error, policy)) {
+      const payload = this.#encodeError(error, policy);
+      if (payload === undefined) return undefined;
+      return { kind: 'error', payload, ttlMs: this.#keep(settings.errorTtl) };
+    }
+    if (!retry) return undefined;
+    const payload = this.#encodeError(error, policy, RETRY_FAILED_MARK);
+    return payload === undefined ? undefined : { kind: 'error', payload, ttlMs: this.handoffTtl };
   }
 
   /** Waiters get the expiry itself; `handoffTtl` later the key is free for a retry. */
@@ -55,13 +70,20 @@ export class FlightOutcomes {
     return this.codec.decode(payload);
   }
 
-  /** The error a stored failure stands for; `expired` when it records an expiry. */
+  /**
+   * The error a stored failure stands for; `handedOff` when it is kept only for the callers that
+   * waited for its run (an expiry, a failed retry), not for those arriving afterwards.
+   */
   readFailure(
     payload: string,
     key: string,
     policy: FailurePolicy,
-  ): { readonly error: Error; readonly expired: boolean } {
+  ): { readonly error: Error; readonly handedOff: boolean } {
     const stored = this.codec.decode(payload);
+    if (typeof stored === 'object' && stored !== null && RETRY_FAILED_MARK in stored) {
+      const failure = (stored as Record<string, unknown>)[RETRY_FAILED_MARK];
+      return { error: policy.deserialize(failure), handedOff: true };
+    }
     if (typeof stored === 'object' && stored !== null && EXPIRED_MARK in stored) {
       const mark = (stored as Record<string, { fence?: unknown; maxDurationMs?: unknown }>)[
         EXPIRED_MARK
@@ -71,21 +93,26 @@ export class FlightOutcomes {
         Number(mark?.fence),
         Number(mark?.maxDurationMs),
       );
-      return { error, expired: true };
+      return { error, handedOff: true };
     }
-    return { error: policy.deserialize(stored), expired: false };
+    return { error: policy.deserialize(stored), handedOff: false };
   }
 
   #keep(ttl: number): number {
     return Math.max(ttl, this.handoffTtl);
   }
 
-  /** The serialised error, without its body if that makes it fit, or nothing if it never fits. */
-  #encodeError(error: unknown, policy: FailurePolicy): string | undefined {
+  /**
+   * The serialised error (under `mark` when given), without its body if that makes it fit, or
+   * nothing if it never fits.
+   */
+  #encodeError(error: unknown, policy: FailurePolicy, mark?: string): string | undefined {
+    const encode = (value: unknown) =>
+      this.codec.encode(mark === undefined ? value : { [mark]: value });
     let serialized: unknown;
     try {
       serialized = policy.serialize(error);
-      return this.codec.encode(serialized);
+      return encode(serialized);
     } catch {
       if (typeof serialized !== 'object' || serialized === null || !('body' in serialized)) {
         return undefined;
@@ -93,7 +120,7 @@ export class FlightOutcomes {
     }
     try {
       const { body: _body, ...withoutBody } = serialized as Record<string, unknown>;
-      return this.codec.encode(withoutBody);
+      return encode(withoutBody);
     } catch {
       return undefined;
     }

@@ -28,6 +28,11 @@ export interface LocalFlight {
  */
 export class Leadership {
   lease?: LeaseWatchdog;
+  /**
+   * Set once the flight leads after another run of the key failed or vanished: it is the run
+   * again its waiters get, and its failure is theirs too.
+   */
+  retry = false;
   #markLost!: () => void;
   /** Resolves `{ freed }` once the lease is lost; never otherwise. */
   readonly lost = new Promise<JoinOutcome>((resolve) => {
@@ -89,20 +94,25 @@ export function joinWithin(
 
 /**
  * Whether a caller that joined a failed flight takes over, as a follower on another node whose
- * leader released the lease would: only callers that wait, and only after a transient failure.
- * A lost or expired lease is not one (the work may still be running, or ran past `maxDuration`),
- * nor is a deterministic failure or a coordinator outage.
+ * leader released the lease would: only callers that wait, and only after a transient failure of
+ * the flight's own first run. The failure of a run that itself took over after a failure is
+ * shared (each waiter gets one run again, not one each), and so is a failure the flight only read
+ * from the coordinator. A lost or expired lease is not transient either (the work may still be
+ * running, or ran past `maxDuration`), nor is a deterministic failure or a coordinator outage.
+ * A joiner whose own `wait` outlasts the flight's goes on waiting.
  */
 export function mayRunAgain(
+  flight: LocalFlight,
   error: unknown,
-  policy: FailurePolicy,
   settings: ResolvedFlightOptions,
 ): boolean {
   if (settings.onBusy !== 'wait') return false;
   if (error instanceof LeaseLostError || error instanceof CoordinatorUnavailableError) return false;
   if (error instanceof FlightBusyError) return true;
+  const { leadership, failurePolicy } = flight;
+  if (leadership.lease === undefined || leadership.retry) return false;
   try {
-    return policy.classify(error) === 'transient';
+    return failurePolicy.classify(error) === 'transient';
   } catch {
     return false;
   }

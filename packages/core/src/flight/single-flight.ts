@@ -136,7 +136,7 @@ export class SingleFlight {
             key,
             work,
             joined ? { ...settings, wait } : settings,
-            { operation, shared: options?.shared === true },
+            { operation, shared: options?.shared === true, retry: joined },
             leadership,
           );
           this.#flights.track(key, flight, settings, leadership);
@@ -154,7 +154,7 @@ export class SingleFlight {
           this.#emit(key, operation, 'joined', startedAt, undefined);
           return { value: outcome.landed.value as T, source: 'joined' };
         }
-        if (!mayRunAgain(outcome.failed, running.failurePolicy, settings)) throw outcome.failed;
+        if (!mayRunAgain(running, outcome.failed, settings)) throw outcome.failed;
       }
     } catch (error) {
       this.#emit(key, operation, flightErrorOutcome(error), startedAt, error);
@@ -166,7 +166,11 @@ export class SingleFlight {
     key: string,
     work: FlightWork<T>,
     settings: ResolvedFlightOptions,
-    { operation, shared }: { operation: string | undefined; shared: boolean },
+    {
+      operation,
+      shared,
+      retry,
+    }: { operation: string | undefined; shared: boolean; retry: boolean },
     leadership: Leadership,
   ): Promise<Landing<T>> {
     const owner = this.#options.ownerId();
@@ -204,16 +208,16 @@ export class SingleFlight {
               source: attempts > 0 ? 'shared' : 'cached',
             };
           case 'failed': {
-            const { error, expired } = this.#outcomes.readFailure(
+            const { error, handedOff } = this.#outcomes.readFailure(
               outcome.payload,
               key,
               settings.failurePolicy,
             );
-            // A new request, not a waiter of the expired run: it may lead once the expiry is gone,
-            // which takes `handoffTtl`, whatever its `onBusy` and `wait`.
-            const handedOff = handoffEnd - performance.now();
-            if (!expired || waited || handedOff <= 0) throw error;
-            await sleep(Math.max(1, Math.min(this.#backoff(attempts), handedOff)));
+            // A new request, not a waiter of the expired or failed run: it may lead once that
+            // outcome is gone, which takes `handoffTtl`, whatever its `onBusy` and `wait`.
+            const handoffLeft = handoffEnd - performance.now();
+            if (!handedOff || waited || handoffLeft <= 0) throw error;
+            await sleep(Math.max(1, Math.min(this.#backoff(attempts), handoffLeft)));
             attempts += 1;
             continue;
           }
@@ -227,6 +231,8 @@ export class SingleFlight {
               settings,
               operation,
               leadership,
+              // A lease found busy and then free was left by a run that failed or vanished.
+              retry || waited,
             );
           case 'busy': {
             this.#refuseForeign(key, outcome.holder, shared);
@@ -267,8 +273,11 @@ export class SingleFlight {
     settings: ResolvedFlightOptions,
     operation: string | undefined,
     leadership: Leadership,
+    /** Whether this run takes over after a failed one: its own failure is then shared. */
+    retry: boolean,
   ): Promise<Landing<T>> {
     const { leaseTtl } = settings;
+    leadership.retry = retry;
     const watchdog = new LeaseWatchdog({
       key,
       fence,
@@ -296,7 +305,7 @@ export class SingleFlight {
       if (!expired && watchdog.lostWith) throw leaseLost(watchdog.lostWith, error);
       const outcome = expired
         ? this.#outcomes.expiry(error)
-        : this.#outcomes.failure(error, settings);
+        : this.#outcomes.failure(error, settings, retry);
       await this.#settle(key, owner, outcome, operation);
       throw error;
     }

@@ -47,7 +47,7 @@ describe('SingleFlight failures and stored outcomes', () => {
     return { leading, following };
   }
 
-  it('shares no failure by default: each waiter runs the work again', async () => {
+  it('shares no failure by default: a waiter runs the work again, and nothing stays cached', async () => {
     const gate = deferred();
     let executions = 0;
     const work = async (): Promise<string> => {
@@ -55,15 +55,22 @@ describe('SingleFlight failures and stored outcomes', () => {
       await gate.promise;
       throw new HttpError(400, 'Invalid amount');
     };
-    const { leading, following } = await leaderWithFollowers(work, 2, { errorTtl: 3_000 });
+    const { leading, following } = await leaderWithFollowers(work, 2, {
+      errorTtl: 3_000,
+      handoffTtl: 500,
+    });
     gate.resolve();
 
     expect((await leading).error).toMatchObject({ status: 400 });
-    for (const { error } of await Promise.all(following)) {
-      expect(error).toBeInstanceOf(HttpError);
-    }
-    expect(executions).toBe(3);
-    expect(memory.size).toBe(0);
+    const errors = (await Promise.all(following)).map(({ error }) => error);
+    expect(executions).toBe(2);
+    expect(errors.filter((error) => error instanceof HttpError)).toHaveLength(1);
+    expect(errors.filter((error) => error instanceof SharedFlightError)).toHaveLength(1);
+    clock.advance(500);
+    await expect(new SingleFlight(coordinator).run('k', async () => 'fixed')).resolves.toEqual({
+      value: 'fixed',
+      source: 'executed',
+    });
   });
 
   it('shares a deterministic error with waiters and caches it for errorTtl', async () => {
@@ -116,6 +123,100 @@ describe('SingleFlight failures and stored outcomes', () => {
     expect(results.map((result) => result?.value)).toEqual(Array(4).fill('attempt 2'));
     expect(results.filter((result) => result?.source === 'executed')).toHaveLength(1);
     expect(results.filter((result) => result?.source === 'shared')).toHaveLength(3);
+  });
+
+  it('shares a failed retry with the other waiters: two executions, not one per waiter', async () => {
+    const gate = deferred();
+    let executions = 0;
+    const work = async (): Promise<string> => {
+      executions += 1;
+      const attempt = executions;
+      if (attempt === 1) await gate.promise;
+      throw new HttpError(503, `upstream unavailable (attempt ${attempt})`);
+    };
+    const { leading, following } = await leaderWithFollowers(work, 4);
+    gate.resolve();
+
+    expect((await leading).error).toMatchObject({ message: 'upstream unavailable (attempt 1)' });
+    const errors = (await Promise.all(following)).map(({ error }) => error);
+    expect(executions).toBe(2);
+    expect(errors.filter((error) => error instanceof HttpError)).toEqual([
+      expect.objectContaining({ message: 'upstream unavailable (attempt 2)' }),
+    ]);
+    const shared = errors.filter((error) => error instanceof SharedFlightError);
+    expect(shared).toHaveLength(3);
+    for (const error of shared) {
+      expect(error).toMatchObject({ message: 'upstream unavailable (attempt 2)', status: 500 });
+    }
+  });
+
+  it('lets a caller that arrives after a shared retry failure lead once handoffTtl is over', async () => {
+    const gate = deferred();
+    let executions = 0;
+    const work = async (): Promise<string> => {
+      executions += 1;
+      if (executions === 1) await gate.promise;
+      if (executions <= 2) throw new HttpError(503, 'upstream unavailable');
+      return `attempt ${executions}`;
+    };
+    const { leading, following } = await leaderWithFollowers(work, 2, { handoffTtl: 500 });
+    gate.resolve();
+    await leading;
+    await Promise.all(following);
+    expect(executions).toBe(2);
+
+    const late = settle(new SingleFlight(coordinator, { handoffTtl: 500 }).run('k', work));
+    await until(() => coordinator.calls.acquire >= 5);
+    expect(executions).toBe(2);
+    clock.advance(500);
+    expect((await late).value).toEqual({ value: 'attempt 3', source: 'executed' });
+  });
+
+  it('in one process too, of the callers joined when the leader fails, one runs again and the others share its failure', async () => {
+    const gate = deferred();
+    let executions = 0;
+    const work = async (): Promise<string> => {
+      executions += 1;
+      const attempt = executions;
+      if (attempt === 1) await gate.promise;
+      throw new HttpError(503, `upstream unavailable (attempt ${attempt})`);
+    };
+    const flight = new SingleFlight(coordinator, noticeDriven);
+    const calls = Array.from({ length: 5 }, () => settle(flight.run('k', work)));
+    await until(() => executions === 1);
+    gate.resolve();
+
+    const errors = (await Promise.all(calls)).map(({ error }) => (error as Error).message);
+    expect(executions).toBe(2);
+    expect(errors).toEqual([
+      'upstream unavailable (attempt 1)',
+      ...Array(4).fill('upstream unavailable (attempt 2)'),
+    ]);
+  });
+
+  it("in one process, all joiners get the retry's result when it succeeds", async () => {
+    const gate = deferred();
+    let executions = 0;
+    const work = async (): Promise<string> => {
+      executions += 1;
+      if (executions === 1) {
+        await gate.promise;
+        throw new HttpError(503, 'upstream unavailable');
+      }
+      return `attempt ${executions}`;
+    };
+    const flight = new SingleFlight(coordinator, noticeDriven);
+    const calls = Array.from({ length: 5 }, () => settle(flight.run('k', work)));
+    await until(() => executions === 1);
+    gate.resolve();
+
+    const results = await Promise.all(calls);
+    expect(executions).toBe(2);
+    expect(results[0]!.error).toMatchObject({ status: 503 });
+    expect(results.slice(1).map(({ value }) => value)).toEqual([
+      { value: 'attempt 2', source: 'executed' },
+      ...Array(3).fill({ value: 'attempt 2', source: 'joined' }),
+    ]);
   });
 
   it('hands a resultTtl 0 result to the waiters, then stores nothing past handoffTtl', async () => {

@@ -191,6 +191,18 @@ export function mountConformanceRoutes(app: Router, oncely: Oncely, probe: Confo
       res.status(201).json({ id: randomUUID(), execution });
     }),
   );
+  app.post(
+    '/outages/:failures',
+    oncely.idempotent({ operation: 'outage-wait', scope, onBusy: 'wait', wait: 10_000 }),
+    handler(async (req, res) => {
+      const execution = probe.hit('outage-wait');
+      await probe.pass('outage-wait');
+      if (execution <= Number(req.params.failures)) {
+        throw new HttpError(503, { message: 'upstream unavailable', execution });
+      }
+      res.status(201).json({ execution });
+    }),
+  );
   const pay = { scope, missingUserStatus: 401 as const };
   app.post(
     '/pay',
@@ -271,6 +283,19 @@ function mountSingleFlightRoutes(app: Router, oncely: Oncely, probe: Conformance
         message: 'unknown report',
         execution: probe.hit(`invalid:${id}`),
       });
+    }),
+  );
+  app.get(
+    '/outages/:failures/:id',
+    oncely.singleFlight({ ...flight, operation: 'outage', resultTtl: 60_000 }),
+    handler(async (req, res) => {
+      const id = String(req.params.id);
+      const execution = probe.hit(`outage:${id}`);
+      await probe.pass(`outage:${id}`);
+      if (execution <= Number(req.params.failures)) {
+        throw new HttpError(503, { message: 'upstream unavailable', execution });
+      }
+      res.json({ id, execution });
     }),
   );
   app.get(

@@ -186,6 +186,17 @@ export class IdempotentRoutesController {
     return { id: randomUUID(), execution };
   }
 
+  @Post('outages/:failures')
+  @IdempotentKey({ operation: 'outage-wait', scope, onBusy: 'wait', wait: 10_000 })
+  async outage(@Param('failures') failures: string) {
+    const execution = this.probe.hit('outage-wait');
+    await this.probe.pass('outage-wait');
+    if (execution <= Number(failures)) {
+      throw new ServiceUnavailableException({ message: 'upstream unavailable', execution });
+    }
+    return { execution };
+  }
+
   @Post('pay')
   @IdempotentKey({ operation: 'pay', scope, target: 'body.orderId', missingUserStatus: 401 })
   payOrder(@Body() dto: PayDto, @Req() request: { user: { tenantId: unknown } }) {

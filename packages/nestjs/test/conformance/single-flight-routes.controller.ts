@@ -1,4 +1,11 @@
-import { BadRequestException, Controller, Get, Param, Res } from '@nestjs/common';
+import {
+  BadRequestException,
+  Controller,
+  Get,
+  Param,
+  Res,
+  ServiceUnavailableException,
+} from '@nestjs/common';
 import { ConformanceProbe, CONFORMANCE_SECRET } from '@oncely/core/testing';
 import { SingleFlight } from '@oncely/nestjs';
 import { randomUUID } from 'node:crypto';
@@ -50,6 +57,17 @@ export class SingleFlightRoutesController {
       message: 'unknown report',
       execution: this.probe.hit(`invalid:${id}`),
     });
+  }
+
+  @Get('outages/:failures/:id')
+  @SingleFlight({ operation: 'outage', target: 'params.id', input: [], resultTtl: 60_000 })
+  async outage(@Param('failures') failures: string, @Param('id') id: string) {
+    const execution = this.probe.hit(`outage:${id}`);
+    await this.probe.pass(`outage:${id}`);
+    if (execution <= Number(failures)) {
+      throw new ServiceUnavailableException({ message: 'upstream unavailable', execution });
+    }
+    return { id, execution };
   }
 
   @Get('lookups/:status/:id')

@@ -4,7 +4,7 @@ import { RedisFlightCoordinator } from '@oncely/redis';
 import { killAllWorkers, requireService, services } from '@oncely/testing-kit';
 import { Redis } from 'ioredis';
 import { flightKey } from '../../src/flight/flight-keys.js';
-import type { FlightWorkerConfig } from './fixtures/flight.worker.js';
+import type { FlightWorkerConfig, RunMessage } from './fixtures/flight.worker.js';
 import { startFlightWorker } from './support/flight-workers.js';
 import { deleteKeys, uniquePrefix } from '../support/redis-test-keys.js';
 
@@ -93,5 +93,58 @@ describe('SingleFlight across processes (Redis)', () => {
     const takeover = done.find((o) => o.source === 'executed')!;
     expect((takeover.value as { fence: number }).fence).toBeGreaterThan(working.fence);
     done.forEach((o) => expect(o.value).toEqual(takeover.value));
+  });
+
+  describe('a leader failing while 4 processes wait', () => {
+    async function leaderFailingWith(followerWork: RunMessage) {
+      const key = randomUUID();
+      const [leader, ...followers] = await Promise.all(
+        ['leader', 'w-1', 'w-2', 'w-3', 'w-4'].map((name) => startFlightWorker(config(name, key))),
+      );
+      leader!.run({ work: 'fail', ms: 1_500 });
+      await leader!.report('working');
+      followers.forEach((follower) => follower.run(followerWork));
+      const leaderOutcome = await leader!.outcome();
+      const outcomes = await Promise.all(followers.map((follower) => follower.outcome()));
+      const executions = Number(await redis.get(`${prefix}executions:${key}`));
+      return { leaderOutcome, outcomes, executions };
+    }
+
+    it("runs the work exactly twice and hands every waiter the second run's result", async () => {
+      const { leaderOutcome, outcomes, executions } = await leaderFailingWith({
+        work: 'sleep',
+        ms: 200,
+      });
+      expect(leaderOutcome).toMatchObject({
+        type: 'failed',
+        message: 'upstream unavailable at leader',
+      });
+      expect(executions).toBe(2);
+      const done = outcomes.filter((o) => o.type === 'done');
+      expect(done.map((o) => o.source).sort()).toEqual(['executed', 'shared', 'shared', 'shared']);
+      done.forEach((o) => expect(o.value).toEqual(done[0]!.value));
+    });
+
+    it('runs the work exactly twice when the second run fails too, and hands every waiter that failure', async () => {
+      const { leaderOutcome, outcomes, executions } = await leaderFailingWith({
+        work: 'fail',
+        ms: 200,
+      });
+      expect(leaderOutcome).toMatchObject({
+        type: 'failed',
+        message: 'upstream unavailable at leader',
+      });
+      expect(executions).toBe(2);
+      const failed = outcomes.filter((o) => o.type === 'failed');
+      expect(failed).toHaveLength(4);
+      const own = failed.filter((o) => o.error === 'Error');
+      expect(own).toHaveLength(1);
+      const retriedBy = own[0]!.name;
+      expect(own[0]!.message).toBe(`upstream unavailable at ${retriedBy}`);
+      const shared = failed.filter((o) => o.name !== retriedBy);
+      expect(shared.map((o) => [o.error, o.message])).toEqual(
+        Array(3).fill(['SharedFlightError', `upstream unavailable at ${retriedBy}`]),
+      );
+    });
   });
 });

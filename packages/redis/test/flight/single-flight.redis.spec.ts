@@ -250,6 +250,49 @@ describe('SingleFlight on RedisFlightCoordinator', () => {
     expect(results.filter((r) => r.source === 'shared')).toHaveLength(3);
   });
 
+  it('runs the work exactly twice when the run after a transient failure fails too, and hands its failure to every other waiter', async () => {
+    let busy = 0;
+    const leader = node();
+    const followers = Array.from({ length: 4 }, () => node({}, () => (busy += 1)));
+    // Two callers in one process: the second joins the first there.
+    const local = node({}, () => (busy += 1));
+    const executions = counter();
+    const key = randomUUID();
+    const release = gate();
+
+    const leading = leader.run(key, async () => {
+      await executions.hit();
+      await release.opened;
+      throw new Error('upstream timed out (1)');
+    });
+    await eventually(
+      async () => (await redis.getrange(flightKey(prefix, key), 0, 0)) === 'L',
+      'lease',
+    );
+    const work = async () => {
+      const attempt = await executions.hit();
+      await sleep(100);
+      throw new Error(`upstream timed out (${attempt})`);
+    };
+    const following = Promise.allSettled(
+      [...followers, local, local].map((flight) => flight.run(key, work)),
+    );
+    await eventually(() => busy >= 5, 'all followers to wait');
+    release.open();
+
+    await expect(leading).rejects.toThrow('upstream timed out (1)');
+    const errors = (await following).map((s) =>
+      s.status === 'rejected' ? (s.reason as Error) : s,
+    );
+    expect(await executions.count()).toBe(2);
+    expect(errors.map((error) => (error as Error).message)).toEqual(
+      Array(6).fill('upstream timed out (2)'),
+    );
+    // The retry's own error, for its caller and its joiners in the same process; a copy elsewhere.
+    const own = new Set(errors.filter((error) => !(error instanceof SharedFlightError)));
+    expect(own.size).toBe(1);
+  });
+
   it("raises FlightBusyError with the lease's remaining time on onBusy: 'reject'", async () => {
     const leaseTtl = 10_000;
     const key = randomUUID();

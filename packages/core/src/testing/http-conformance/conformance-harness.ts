@@ -153,6 +153,9 @@ export interface ConformanceApp {
  *   `pass('held-wait:' + n)`; 201 `{ execution: n }`.
  * - `POST /transient` op `transient`, `onBusy: 'wait'`, `wait: 10000`: `n = hit('transient')`;
  *   when `n === 1`: `pass('transient:1')`, then throws a 503; else 201 `{ id: uuid, execution: n }`.
+ * - `POST /outages/:failures` op `outage-wait`, `onBusy: 'wait'`, `wait: 10000`:
+ *   `n = hit('outage-wait')`, `pass('outage-wait')`; when `n <= failures` throws a 503 carrying
+ *   `{ message: 'upstream unavailable', execution: n }`; else 201 `{ execution: n }`.
  * - `POST /pay` op `pay`, `target: 'body.orderId'`, `missingUserStatus: 401`: validated pay body;
  *   201 `{ tenant: user.tenantId, orderId, amount, executions: hit('pay') }`.
  *   `POST /echo` op `echo`, `missingUserStatus: 401`, no validation (the whole body keys):
@@ -165,6 +168,9 @@ export interface ConformanceApp {
  *   `onBusy: 'reject'`, `resultTtl: 0`: `hit('strict:' + id)`, `pass('strict:' + id)`;
  *   `{ id, execution }`. `GET /reports/:id/invalid` op `report-invalid`, `errorTtl: 60000`:
  *   throws a 400 carrying `{ message: 'unknown report', execution: hit('invalid:' + id) }`.
+ *   `GET /outages/:failures/:id` op `outage`, `target: 'params.id'`, `input: []`,
+ *   `resultTtl: 60000`: `n = hit('outage:' + id)`, `pass('outage:' + id)`; when `n <= failures`
+ *   throws a 503 carrying `{ message: 'upstream unavailable', execution: n }`; else `{ id, execution: n }`.
  *   `GET /lookups/:status/:id` op `lookup-status`, `target: 'params.id'`, `resultTtl: 60000`,
  *   `errorTtl: 60000`: `hit('lookup:' + id)`, `pass('lookup:' + id)`, sets the status through the
  *   platform; `{ id, execution }`.

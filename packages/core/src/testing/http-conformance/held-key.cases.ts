@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { ProblemType } from '../../http/problem-details.js';
 import { assertProblem, assertReplayOf, assertRetryAfter, replayedCount } from './assertions.js';
 import type { ConformanceResponse } from './conformance-client.js';
-import type { CaseDefinition } from './conformance-case.js';
+import type { CaseContext, CaseDefinition } from './conformance-case.js';
 
 /** Waits for a response, failing (instead of hanging the run) when none comes in time. */
 async function answered(
@@ -83,6 +83,55 @@ export const heldKeyCases: readonly CaseDefinition[] = [
     },
   },
   {
+    name: 'when a SingleFlight leader fails (503), one of its 4 waiters runs again and the other 3 share that run: 2 executions',
+    run: async ({ http, probe }) => {
+      const id = randomUUID();
+      const responses = await failedLeaderWithWaiters(
+        probe,
+        `/outages/1/${id}`,
+        `outage:${id}`,
+        (path) => http.get(path),
+      );
+      assert.equal(probe.executions(`outage:${id}`), 2);
+      const [leader, ...waiters] = responses;
+      assert.equal(leader?.status, 503, leader?.text);
+      assert.equal(leader?.body?.execution, 1);
+      assert.deepEqual(statusesOf(waiters), Array(4).fill('200 execution 2'));
+      assert.equal(replayedCount(waiters), 3);
+    },
+  },
+  {
+    name: 'when a SingleFlight leader and the run after it both fail, the other 3 waiters share the second failure: 2 executions, not 5',
+    run: async ({ http, probe }) => {
+      const id = randomUUID();
+      const responses = await failedLeaderWithWaiters(
+        probe,
+        `/outages/99/${id}`,
+        `outage:${id}`,
+        (path) => http.get(path),
+      );
+      assert.equal(probe.executions(`outage:${id}`), 2);
+      assert.deepEqual(statusesOf(responses), [
+        '503 execution 1',
+        ...Array(4).fill('503 execution 2'),
+      ]);
+    },
+  },
+  {
+    name: "when an idempotent onBusy: 'wait' leader and the run after it both fail, the other 3 waiters share the second failure: 2 executions, not 5",
+    run: async ({ http, probe }) => {
+      const key = randomUUID();
+      const responses = await failedLeaderWithWaiters(probe, '/outages/99', 'outage-wait', (path) =>
+        http.post(path, { key, tenant: 't-1' }),
+      );
+      assert.equal(probe.executions('outage-wait'), 2);
+      assert.deepEqual(statusesOf(responses), [
+        '503 execution 1',
+        ...Array(4).fill('503 execution 2'),
+      ]);
+    },
+  },
+  {
     name: 'maxDuration ends a hung handler: waiters get 503 lease-lost, the retry runs, the late completion is refused',
     run: async ({ http, probe, app }) => {
       const key = randomUUID();
@@ -133,3 +182,33 @@ export const heldKeyCases: readonly CaseDefinition[] = [
     },
   },
 ];
+
+/**
+ * Sends a request whose handler holds at `gate` and fails, then 4 identical ones that wait for
+ * it, and opens the gate once all have arrived. Answers the leader's response first, then the
+ * waiters' sorted by their execution number.
+ */
+async function failedLeaderWithWaiters(
+  probe: CaseContext['probe'],
+  path: string,
+  gate: string,
+  send: (path: string) => Promise<ConformanceResponse>,
+): Promise<ConformanceResponse[]> {
+  const leader = send(path);
+  await probe.entered(gate);
+  const waiters = Array.from({ length: 4 }, () => send(path));
+  await probe.arrived(path, 5);
+  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+  probe.open(gate);
+  const answers = await Promise.all([leader, ...waiters].map((r) => answered(r, path)));
+  return [answers[0]!, ...answers.slice(1).sort((a, b) => executionOf(a) - executionOf(b))];
+}
+
+function executionOf(response: ConformanceResponse): number {
+  return Number(response.body?.execution);
+}
+
+/** `status execution n` per response, to compare whole lists in one message. */
+function statusesOf(responses: readonly ConformanceResponse[]): string[] {
+  return responses.map((r) => `${r.status} execution ${String(r.body?.execution)}`);
+}
