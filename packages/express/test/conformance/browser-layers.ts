@@ -7,7 +7,8 @@ import type { RequestHandler } from 'express';
 
 /** The CORS policy of the fixture's browser layers, as `cors` and `app.enableCors` take it. */
 export const CONFORMANCE_CORS: CorsOptions = {
-  origin: CONFORMANCE_ORIGIN,
+  // A list, as most apps allow several: the answer then depends on Origin (Vary) everywhere.
+  origin: [CONFORMANCE_ORIGIN],
   exposedHeaders: ['Idempotent-Replayed', 'Retry-After'],
 };
 
