@@ -76,7 +76,7 @@ export function writeHttpResponse(
 }
 
 /** The answer's `Vary` with the values the response already had, each field name once. */
-function mergedVary(current: unknown, answer: string): string {
+function mergedVary(current: number | string | string[] | undefined, answer: string): string {
   if (current === undefined) return answer;
   const fresh = Array.isArray(current) ? current.join(', ') : String(current);
   if (fresh.trim() === '*' || answer.trim() === '*') return '*';

@@ -143,8 +143,8 @@ export class IdempotentRoutesController {
     response.header('X-Order-Version', '7');
     response.header('X-Debug', 'per-response');
     // Added to the Vary a layer (CORS) set, as Express's `res.vary` does.
-    const vary = response.getHeader('vary');
-    response.header('Vary', vary ? `${String(vary)}, Accept-Language` : 'Accept-Language');
+    const vary = response.getHeader('vary') as string | undefined;
+    response.header('Vary', vary ? `${vary}, Accept-Language` : 'Accept-Language');
     return { execution: this.probe.hit('headers') };
   }
 
