@@ -62,7 +62,12 @@ export { ENGINE_OPTION_NAMES } from './engine/oncely-engine.options.js';
 
 /** Holds a Node `ServerResponse` whole (chunks, streams, files) until the call decides. */
 export { ResponseCapture, type ResponseCaptureOptions } from './http/response-capture.js';
-export { writeHttpResponse } from './http/response-writer.js';
+/** Writes oncely's answer (replay, shared result, problem) by the one rule of docs/http.md. */
+export {
+  expressFreshness,
+  writeHttpResponse,
+  type FreshnessCheck,
+} from './http/response-writer.js';
 export { storedBodyValue, type HttpResponse } from './http/http-response.js';
 /** Shares a leader's HTTP failure with its followers when its status says it would repeat. */
 export {

@@ -1,5 +1,6 @@
 import { toProblemResponse, type KeyContext } from '@oncely/core';
 import {
+  expressFreshness,
   resolveCallKeys,
   writeHttpResponse,
   type HttpResponse,
@@ -72,7 +73,7 @@ export function protectedRouteMiddleware(options: ProtectedRouteMiddlewareOption
  * later can reach the client too. */
 function answer(res: Response, call: RouteCall | undefined, response: HttpResponse): void {
   if (call) call.capture.interrupt(response);
-  else writeHttpResponse(res, response);
+  else writeHttpResponse(res, response, expressFreshness);
 }
 
 async function keyContextOf(

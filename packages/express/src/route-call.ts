@@ -1,6 +1,7 @@
 import type { HandlerContext } from '@oncely/core';
 import {
   ResponseCapture,
+  expressFreshness,
   handlerContext,
   type HttpResponse,
   type ProtectedRoute,
@@ -33,6 +34,7 @@ export class RouteCall {
     this.capture = new ResponseCapture(res, {
       route: route.name,
       maxBytes: maxResponseBytesOf(route),
+      fresh: expressFreshness,
     });
     const failed = new Promise<never>((_resolve, reject) => (this.#reject = reject));
     // Once the route answered, a failure reported late is not this call's and nobody waits.

@@ -11,7 +11,7 @@ import {
   type ResponseMethod,
   type ResponseMethodName,
 } from './response-methods.js';
-import { writeHttpResponse } from './response-writer.js';
+import { writeHttpResponse, type FreshnessCheck } from './response-writer.js';
 import { UnsupportedResponseError } from './unsupported-response.error.js';
 
 export interface ResponseCaptureOptions {
@@ -19,6 +19,8 @@ export interface ResponseCaptureOptions {
   readonly route: string;
   /** Largest body kept; a larger response is refused whole (`PayloadTooLargeError`). */
   readonly maxBytes: number;
+  /** How the platform answers a conditional `GET` itself, if it does (see `writeHttpResponse`). */
+  readonly fresh?: FreshnessCheck;
 }
 
 /**
@@ -51,6 +53,7 @@ export class ResponseCapture {
   readonly #res: ServerResponse;
   readonly #route: string;
   readonly #maxBytes: number;
+  readonly #fresh: FreshnessCheck | undefined;
   /**
    * What the patched methods do: `pass` calls the app's own, `hold` holds back, `seal` swallows.
    * `res` is patched once, then only switches modes: deleting methods at every step would make
@@ -69,6 +72,9 @@ export class ResponseCapture {
   #chunks: Buffer[] = [];
   #size = 0;
   #initial: { readonly status: number; readonly headers: OutgoingHttpHeaders } | undefined;
+  /** What the app last passed to `writeHead` while held: reason and headers, as Node takes them. */
+  #headReason: unknown;
+  #headFields: unknown;
   #held: HeldResponse | undefined;
   /** What to send once the app ends, asked for before it did. */
   #pending:
@@ -83,6 +89,7 @@ export class ResponseCapture {
     this.#res = res;
     this.#route = options.route;
     this.#maxBytes = options.maxBytes;
+    this.#fresh = options.fresh;
   }
 
   /**
@@ -117,9 +124,9 @@ export class ResponseCapture {
   }
 
   /**
-   * Whether what the app writes can be dropped as it comes: it is to be replaced and nobody
-   * asked for it (`hold()`), so neither its bytes nor its headers are worth a copy. This is
-   * every replay and every shared result.
+   * Whether the body the app writes can be dropped as it comes: it is to be replaced and nobody
+   * asked for it (`hold()`), so its bytes are not worth a copy (its headers still count: those
+   * of the app's layers go out with the answer). This is every replay and every shared result.
    */
   get #discarding(): boolean {
     return this.#promise === undefined && this.#pending?.kind === 'replace';
@@ -148,8 +155,9 @@ export class ResponseCapture {
   /**
    * Sends `response` (status, headers, body) instead of what the app wrote: at once when the app
    * already ended (or its response was refused), otherwise at the moment it ends, so a
-   * framework still about to send is not told "already sent". Headers the app set are dropped
-   * first. Anything the app writes afterwards, `setHeader`/`writeHead`/`end` included, is
+   * framework still about to send is not told "already sent". What the app set for its own body
+   * gives way to `response` (see `writeHttpResponse`); the headers its layers produced for this
+   * request stay. Anything the app writes afterwards, `setHeader`/`writeHead`/`end` included, is
    * swallowed (no `ERR_HTTP_HEADERS_SENT`, no `ERR_STREAM_WRITE_AFTER_END`).
    */
   replaceWith(response: HttpResponse): void {
@@ -176,9 +184,9 @@ export class ResponseCapture {
       return;
     }
     this.#send(() => {
-      for (const name of this.#res.getHeaderNames()) this.#res.removeHeader(name);
+      this.#resetToLayerHeaders();
       this.#res.statusMessage = undefined as unknown as string;
-      writeHttpResponse(this.#res, response);
+      writeHttpResponse(this.#res, response, this.#fresh);
     });
   }
 
@@ -196,11 +204,32 @@ export class ResponseCapture {
     this.#held = undefined;
     const initial = this.#initial;
     if (!initial || this.#res.headersSent) return;
+    this.#setHeaders(initial.headers);
+    this.#res.statusCode = initial.status;
+  }
+
+  /**
+   * Before an answer replaces the app's own held response: drops the headers the app set on the
+   * Node response since `hold()` (the handler's, for a body that is not sent), keeping those its
+   * layers produced for this request: what the response had when `hold()` began, and what the
+   * platform handed over with `writeHead` (Fastify keeps its hooks' headers, CORS and helmet
+   * among them, until then). Without `hold()` there is nothing of the handler's to drop.
+   */
+  #resetToLayerHeaders(): void {
+    const initial = this.#initial;
+    if (!initial) return;
+    this.#setHeaders(initial.headers);
+    if (this.#headReason !== undefined || this.#headFields !== undefined) {
+      applyWriteHead(this.#res, this.#res.statusCode, this.#headReason, this.#headFields);
+    }
+  }
+
+  /** Makes `headers` the response's only headers. */
+  #setHeaders(headers: OutgoingHttpHeaders): void {
     for (const name of this.#res.getHeaderNames()) this.#res.removeHeader(name);
-    for (const [name, value] of Object.entries(initial.headers)) {
+    for (const [name, value] of Object.entries(headers)) {
       if (value !== undefined) this.#res.setHeader(name, value);
     }
-    this.#res.statusCode = initial.status;
   }
 
   #holdingMethods(): Partial<Record<ResponseMethodName, ResponseMethod>> {
@@ -226,7 +255,11 @@ export class ResponseCapture {
         return res;
       },
       writeHead: (status, reason, headers) => {
-        if (this.#state === 'holding' && !this.#discarding) {
+        // Even for a body that is to be replaced: a platform that keeps its headers until it
+        // writes them (Fastify: CORS, helmet, session cookies) hands them over only here.
+        if (this.#state === 'holding') {
+          this.#headReason = reason;
+          this.#headFields = headers;
           applyWriteHead(this.#res, status, reason, headers);
         }
         return res;
@@ -338,12 +371,7 @@ export class ResponseCapture {
       const res = this.#res;
       // The patch swallows header changes after the app's end; only a write around it (through
       // the prototype's own methods) can have changed them, so they are rarely set again.
-      if (!hasHeaders(res, held.headers)) {
-        for (const name of res.getHeaderNames()) res.removeHeader(name);
-        for (const [name, value] of Object.entries(held.headers)) {
-          if (value !== undefined) res.setHeader(name, value);
-        }
-      }
+      if (!hasHeaders(res, held.headers)) this.#setHeaders(held.headers);
       res.statusCode = held.status;
       res.statusMessage = held.statusMessage as string;
       res.end(held.body);

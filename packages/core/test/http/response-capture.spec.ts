@@ -263,6 +263,87 @@ describe.each([
     expect(await reply.json()).toEqual({ title: 'In progress' });
   });
 
+  it("replaces the app's held response keeping the headers its layers set before hold(), and those handed over with writeHead", async () => {
+    const url = await serve((res) => {
+      res.setHeader('access-control-allow-origin', 'https://shop.example');
+      res.setHeader('vary', 'Origin');
+      const c = capture(res);
+      void c
+        .hold()
+        .then(() => c.replaceWith({ ...problem, headers: { ...problem.headers, vary: 'Accept' } }));
+      res.setHeader('x-app', 'yes');
+      res.setHeader('content-type', 'text/plain');
+      res.writeHead(201, { 'x-hook': 'from-writeHead', etag: '"app"' });
+      res.end('mine');
+    });
+    const reply = await fetch(url);
+    expect(reply.status).toBe(409);
+    expect(reply.headers.get('access-control-allow-origin')).toBe('https://shop.example');
+    expect(reply.headers.get('x-hook')).toBe('from-writeHead');
+    expect(reply.headers.get('x-app')).toBeNull();
+    expect(reply.headers.get('etag')).toBeNull();
+    expect(reply.headers.get('content-type')).toBe('application/problem+json');
+    expect(reply.headers.get('vary')).toBe('Accept, Origin');
+    expect(await reply.json()).toEqual({ title: 'In progress' });
+  });
+
+  it('writes a replay over the body the platform was handed, keeping every header but those of that body', async () => {
+    const replay: HttpResponse = {
+      status: 201,
+      headers: {
+        'content-type': 'application/json',
+        vary: 'origin, Accept',
+        'idempotent-replayed': 'true',
+      },
+      body: { kind: 'json', value: { id: 1 } },
+    };
+    const url = await serve((res) => {
+      const c = capture(res);
+      c.replaceWith(replay);
+      res.setHeader('x-request-id', 'r-2');
+      res.setHeader('vary', 'Origin');
+      res.writeHead(200, {
+        'content-type': 'text/html',
+        'content-length': '3',
+        'content-encoding': 'gzip',
+        etag: '"emitted"',
+        'set-cookie': 'sid=fresh',
+      });
+      res.end('abc');
+    });
+    const reply = await fetch(url);
+    expect(reply.status).toBe(201);
+    expect(reply.headers.get('x-request-id')).toBe('r-2');
+    expect(reply.headers.getSetCookie()).toEqual(['sid=fresh']);
+    expect(reply.headers.get('etag')).toBeNull();
+    expect(reply.headers.get('content-encoding')).toBeNull();
+    expect(reply.headers.get('content-type')).toBe('application/json');
+    expect(reply.headers.get('content-length')).toBe('8');
+    expect(reply.headers.get('vary')).toBe('origin, Accept');
+    expect(await reply.text()).toBe('{"id":1}');
+  });
+
+  it('answers 304 without a body where the platform says the request is fresh', async () => {
+    const url = await serve((res) => {
+      const c = new ResponseCapture(res, {
+        route: 'GET /users/:id',
+        maxBytes: 1024,
+        fresh: (response) => response.getHeader('etag') === '"v1"',
+      });
+      c.replaceWith({
+        status: 200,
+        headers: { 'content-type': 'application/json', etag: '"v1"' },
+        body: { kind: 'json', value: { id: 1 } },
+      });
+      res.end('{}');
+    });
+    const reply = await fetch(url);
+    expect(reply.status).toBe(304);
+    expect(reply.headers.get('etag')).toBe('"v1"');
+    expect(reply.headers.get('content-type')).toBeNull();
+    expect(await reply.text()).toBe('');
+  });
+
   it('replaces a response the app has not ended yet at the moment it ends', async () => {
     const beforeEnd = deferred<boolean>();
     const url = await serve((res) => {

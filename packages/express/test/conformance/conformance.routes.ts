@@ -132,6 +132,7 @@ export function mountConformanceRoutes(app: Router, oncely: Oncely, probe: Confo
         .set('etag', '"v1"')
         .set('x-order-version', '7')
         .set('x-debug', 'per-response')
+        .vary('accept-language')
         .status(200)
         .json({ execution: probe.hit('headers') });
     }),

@@ -16,6 +16,7 @@ import {
   timeoutLayer,
   type AuthedRequest,
 } from './app-layers.js';
+import { plainExpressBrowserLayers } from './browser-layers.js';
 import { inMemoryConformanceBackend, type ConformanceBackend } from './conformance-backends.js';
 import { mountConformanceRoutes } from './conformance.routes.js';
 
@@ -44,6 +45,7 @@ async function startExpressApp(
   });
   try {
     const app = express();
+    if (settings.browserLayers) app.use(plainExpressBrowserLayers());
     app.use(express.json({ limit: '100kb' }));
     app.use(authentication(settings.probe));
     app.use(serializer);

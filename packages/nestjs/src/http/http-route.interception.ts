@@ -3,9 +3,11 @@ import type { AbstractHttpAdapter } from '@nestjs/core';
 import type { HandlerContext, KeyContext } from '@oncely/core';
 import {
   ResponseCapture,
+  expressFreshness,
   resolveCallKeys,
   storedBodyValue,
   type CallKeys,
+  type FreshnessCheck,
   type HttpResponse,
   type ProtectedCallResult,
 } from '@oncely/core/adapter';
@@ -40,6 +42,9 @@ type PlatformRequest = Record<string | symbol, unknown> & {
  * stays held until the handler itself settles, whatever an outer layer gives up on.
  */
 export class HttpRouteInterception {
+  /** How the platform answers conditional requests, once its adapter is known. */
+  #fresh: { readonly check: FreshnessCheck | undefined } | undefined;
+
   constructor(
     private readonly runtime: OncelyRuntime,
     private readonly adapter: () => AbstractHttpAdapter,
@@ -88,6 +93,7 @@ export class HttpRouteInterception {
     const capture = new ResponseCapture(nodeResponseOf(context), {
       route: entry.route.name,
       maxBytes: maxResponseBytesOf(entry),
+      fresh: this.freshness(),
     });
     const call = new NestCall(subscriber);
     this.runtime.executor
@@ -138,6 +144,14 @@ export class HttpRouteInterception {
     const sent = capture.hold();
     call.emit(routed.value);
     return sent;
+  }
+
+  /** Express answers a fresh conditional `GET` with 304 itself; Fastify does not. */
+  private freshness(): FreshnessCheck | undefined {
+    this.#fresh ??= {
+      check: this.adapter().getType() === 'express' ? expressFreshness : undefined,
+    };
+    return this.#fresh.check;
   }
 
   private toHttpError(context: ExecutionContext, error: unknown): unknown {

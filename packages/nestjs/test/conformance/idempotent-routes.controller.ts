@@ -24,6 +24,7 @@ interface PlatformResponse {
   status?(code: number): unknown;
   code?(code: number): unknown;
   header(name: string, value: string): unknown;
+  getHeader(name: string): unknown;
 }
 
 /** Sets the status the platform's own way: Fastify `reply.code()`, Express `res.status()`. */
@@ -141,6 +142,9 @@ export class IdempotentRoutesController {
     response.header('Set-Cookie', `session=${randomUUID()}`);
     response.header('X-Order-Version', '7');
     response.header('X-Debug', 'per-response');
+    // Added to the Vary a layer (CORS) set, as Express's `res.vary` does.
+    const vary = response.getHeader('vary') as string | undefined;
+    response.header('Vary', vary ? `${vary}, Accept-Language` : 'Accept-Language');
     return { execution: this.probe.hit('headers') };
   }
 

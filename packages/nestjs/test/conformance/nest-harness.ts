@@ -24,8 +24,13 @@ import {
   type ConformanceBackend,
 } from '../../../express/test/conformance/conformance-backends.js';
 import type { Server } from 'node:http';
+import {
+  CONFORMANCE_CORS,
+  expressBrowserLayers,
+} from '../../../express/test/conformance/browser-layers.js';
 import { AllExceptionsFilter, ConformanceAuthGuard, TimeoutInterceptor } from './app-layers.js';
 import { collisionControllers } from './collision.controllers.js';
+import { registerFastifyBrowserLayers } from './fastify-browser-layers.js';
 import { IdempotentRoutesController } from './idempotent-routes.controller.js';
 import { SingleFlightRoutesController } from './single-flight-routes.controller.js';
 
@@ -104,6 +109,11 @@ async function startNestApp(
       app.useGlobalFilters(new AllExceptionsFilter(app.get(HttpAdapterHost)));
     }
     if (settings.timeoutLayer) app.useGlobalInterceptors(new TimeoutInterceptor());
+    if (settings.browserLayers) {
+      app.enableCors(CONFORMANCE_CORS);
+      if (platform === 'express') app.use(...expressBrowserLayers());
+      else await registerFastifyBrowserLayers(app as NestFastifyApplication);
+    }
     await app.listen(0, '127.0.0.1');
     const server = app.getHttpServer() as Server;
     const { port } = server.address() as { port: number };

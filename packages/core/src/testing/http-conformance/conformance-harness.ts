@@ -6,6 +6,12 @@ import type { ConformanceProbe } from './conformance-probe.js';
  */
 export const CONFORMANCE_SECRET = 'argon2id$conformance-secret-never-stored';
 
+/** The browser origin the fixture's CORS layer allows (see `ConformanceAppSettings.browserLayers`). */
+export const CONFORMANCE_ORIGIN = 'https://shop.example';
+
+/** The name of the cookie the fixture's session layer sets. */
+export const CONFORMANCE_SESSION_COOKIE = 'sid';
+
 /**
  * What a harness's framework can express. Cases that need a capability the harness does not
  * declare are left out and named in `HttpConformanceSuite.leftOut`, never silently skipped.
@@ -68,6 +74,11 @@ export interface ConformanceAppSettings {
   readonly serializer: string;
   /** Install the app-wide timeout layer (0.8 s); off unless a case needs it. */
   readonly timeoutLayer: boolean;
+  /**
+   * Install the app-wide layers of a browser-facing app (see the fixture contract); off unless a
+   * case needs them.
+   */
+  readonly browserLayers?: boolean;
   /** A per-tenant record quota (in-memory quota), when the case tests it. */
   readonly recordQuota?: {
     /** Most new records per tenant and window. */
@@ -121,6 +132,12 @@ export interface ConformanceApp {
  *   status and a JSON body carrying the error's fields (`message`, `execution`); for oncely's
  *   problems it keeps the problem body as `application/problem+json`.
  * - **timeout layer** when `settings.timeoutLayer`: answers `timeoutStatus` after 0.8 s.
+ * - **browser layers** when `settings.browserLayers`, in front of every route, each the way the
+ *   platform's docs show (Nest: `app.enableCors`, `app.use(helmet())` or `@fastify/helmet`,
+ *   `express-session` or `@fastify/session`): CORS for `CONFORMANCE_ORIGIN` exposing
+ *   `Idempotent-Replayed` and `Retry-After`; helmet's default security headers; a session
+ *   cookie named `CONFORMANCE_SESSION_COOKIE`, new for every request without one, set when the
+ *   response is written; `X-Request-Id` set to the request's own, else to a new UUID.
  *
  * Routes (idempotent ones: scope `user.tenantId`, key header `idempotency-key` required; `hit(n)`
  * is `probe.hit(n)`, `pass(g)` is `await probe.pass(g)`; thrown errors go to the catch-all):
@@ -141,7 +158,8 @@ export interface ConformanceApp {
  *   `{ refund: hit('refund'), version: 1 | 2 }`.
  * - `POST /bytes` op `bytes`: `hit('bytes')`; `application/octet-stream`, 4096 random bytes.
  * - `POST /headers` op `headers`, `replayHeaders: ['x-order-version']`: sets `ETag: "v1"`,
- *   `Set-Cookie: session=<random>`, `X-Order-Version: 7`, `X-Debug: per-response`;
+ *   `Set-Cookie: session=<random>`, `X-Order-Version: 7`, `X-Debug: per-response`,
+ *   `Vary: Accept-Language` (added to any `Vary` a layer set);
  *   `{ execution: hit('headers') }`.
  * - `POST /users` op `user-create`: body `{ name }`; `hit('user-create')`; returns a user view
  *   `{ id: uuid, name, passwordHash: CONFORMANCE_SECRET }`; 201.

@@ -12,6 +12,7 @@ import { heldKeyCases } from './held-key.cases.js';
 import { hostileInputCases } from './hostile-input.cases.js';
 import { idempotencyCases } from './idempotency.cases.js';
 import { rawResponseCases } from './raw-response.cases.js';
+import { replayHeaderCases } from './replay-headers.cases.js';
 import { scopeIdentityCases } from './scope-identity.cases.js';
 import { serializerCases } from './serializer.cases.js';
 import { singleFlightCases } from './single-flight.cases.js';
@@ -25,6 +26,7 @@ import { validationCases } from './validation.cases.js';
  */
 export const HTTP_CONFORMANCE_CASES: readonly CaseDefinition[] = [
   ...idempotencyCases,
+  ...replayHeaderCases,
   ...validationCases,
   ...statusCases,
   ...singleFlightCases,
