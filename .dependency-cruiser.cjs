@@ -1,7 +1,7 @@
 // The package and layer boundaries of docs/architecture.md, checked by `npm run lint`.
 // Layers of @oncely/core, lowest first: each imports only from layers before it.
 const CORE_LAYERS = [
-  ['errors', 'time', 'events', 'tracing'],
+  ['errors', 'time', 'events', 'tracing', 'memory'],
   ['key'],
   ['lease'],
   ['flight', 'record'],
@@ -89,7 +89,7 @@ module.exports = {
     },
     {
       name: 'flight-and-record-apart',
-      comment: 'flight/ and record/ share time/ and errors/, not each other',
+      comment: 'flight/ and record/ share time/, errors/ and memory/, not each other',
       severity: 'error',
       from: { path: core(['flight']) },
       to: { path: core(['record']) },

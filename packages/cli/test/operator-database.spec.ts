@@ -13,7 +13,7 @@ const response: StoredResponse = {
   body: { kind: 'json', value: { id: 'p-1', card: '4111111111111111' } },
 };
 
-/** The operator commands against records in PostgreSQL (no Redis). */
+/** The operator commands against records in PostgreSQL of an app with no Redis coordinator. */
 describe('oncely keys, inspect, release and purge on PostgreSQL records', () => {
   let schema: RecordSchema;
   let store: TypeOrmIdempotencyRecordStore;
@@ -107,11 +107,11 @@ describe('oncely keys, inspect, release and purge on PostgreSQL records', () => 
     });
   });
 
-  it('release asks first, refuses without a terminal or --yes, then bumps the fence: a retry runs again', async () => {
+  it('release --no-redis asks first, refuses without a terminal or --yes, then bumps the fence: a retry runs again', async () => {
     const identity = 'shop:pay:v1:t-2:stuck';
     const stuck = await begin(identity);
 
-    const refused = await run('release', identity);
+    const refused = await run('release', identity, '--no-redis');
     expect(refused.code).toBe(2);
     expect(refused.err).toMatch(/Refused: no terminal to confirm on\. Run it again with --yes/);
     const questions: string[] = [];
@@ -121,6 +121,7 @@ describe('oncely keys, inspect, release and purge on PostgreSQL records', () => 
       identity,
       '--database',
       schema.url,
+      '--no-redis',
     );
     expect(declined).toMatchObject({ code: 2, err: 'Cancelled.\n' });
     expect(questions).toEqual([expect.stringMatching(/^Force-release shop:pay:v1:t-2:stuck\? /)]);
@@ -132,6 +133,7 @@ describe('oncely keys, inspect, release and purge on PostgreSQL records', () => 
       identity,
       '--database',
       schema.url,
+      '--no-redis',
       '--json',
     );
     expect(released.code).toBe(0);
@@ -140,7 +142,7 @@ describe('oncely keys, inspect, release and purge on PostgreSQL records', () => 
       identity,
       record: 'released',
       fence: stuck.fence,
-      leases: [],
+      leases: null,
     });
     await expect(store.complete(stuck, response)).rejects.toThrow(LeaseLostError);
     const retry = await begin(identity);
@@ -150,28 +152,33 @@ describe('oncely keys, inspect, release and purge on PostgreSQL records', () => 
       fence: retry.fence,
     });
 
-    expect((await run('release', 'shop:pay:v1:t-1:order-0', '--yes')).out).toMatch(
+    expect((await run('release', 'shop:pay:v1:t-1:order-0', '--yes', '--no-redis')).out).toMatch(
       /^shop:pay:v1:t-1:order-0 is completed: its record is left alone/,
     );
-    expect((await run('release', 'shop:pay:v1', '--yes')).err).toMatch(
+    expect((await run('release', 'shop:pay:v1', '--yes', '--no-redis')).err).toMatch(
       /^"shop:pay:v1" is not a business key \(ns:op:ver:scope:target:fingerprint\) or an identity \(ns:op:ver:scope:target\)\./,
     );
   });
 
-  it('purge deletes a key or an operation after confirmation, and expired records: the retry runs again', async () => {
-    expect((await run('purge', 'shop:pay:v1:t-1:order-1')).code).toBe(2);
-    expect(await json('purge', 'shop:pay:v1:t-1:order-1:ff00', '--yes')).toEqual({
+  it('purge --no-redis deletes a key or an operation after confirmation, and expired records: the retry runs again', async () => {
+    expect((await run('purge', 'shop:pay:v1:t-1:order-1', '--no-redis')).code).toBe(2);
+    expect(await json('purge', 'shop:pay:v1:t-1:order-1:ff00', '--yes', '--no-redis')).toEqual({
       target: 'key',
       name: 'shop:pay:v1:t-1:order-1:ff00',
       records: 1,
-      flights: 0,
+      flights: null,
     });
     const again = await begin('shop:pay:v1:t-1:order-1');
     expect(again.fence).toBe(1);
 
     const listed = (await json('keys', 'shop:pay:v1')).records as unknown[];
-    const purged = await json('purge', 'shop:pay:v1', '--yes');
-    expect(purged).toMatchObject({ target: 'operation', records: listed.length, flights: 0 });
+    const purged = await json('purge', 'shop:pay:v1', '--yes', '--no-redis');
+    expect(purged).toEqual({
+      target: 'operation',
+      name: 'shop:pay:v1',
+      records: listed.length,
+      flights: null,
+    });
     expect((await json('keys', 'shop:pay:v1')).records).toEqual([]);
     expect(((await json('keys', 'shop:pay')).records as unknown[]).length).toBe(1);
     expect((await store.begin('shop:pay:v1:t-1:order-0', digest, options)).kind).toBe('acquired');

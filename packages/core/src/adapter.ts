@@ -87,6 +87,9 @@ export {
   encodeStoredResponse,
   type EncodedResponse,
 } from './record/stored-response.codec.js';
+/** How caches bounded by `maxBytes` count an entry's bytes, from the data they already hold. */
+export { ENTRY_OVERHEAD_BYTES, textBytes } from './memory/held-bytes.js';
+export { encodedResponseBytes } from './record/stored-response.codec.js';
 /** The fixed-length hash a store indexes a record's identity by. */
 export { recordKeyHash } from './record/record-key-hash.js';
 /** The owner of a record that a `begin` must not replay nor overwrite, if it has one. */

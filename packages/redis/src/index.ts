@@ -9,10 +9,9 @@
 /** The SingleFlight coordinator on Redis leases, with completion notices over pub/sub. */
 export { RedisFlightCoordinator } from './flight/redis-flight.coordinator.js';
 /** Options of `RedisFlightCoordinator`: key prefix, command timeout and near cache. */
-export type {
-  RedisFlightCoordinatorOptions,
-  RedisFlightNearCacheOptions,
-} from './flight/redis-flight-coordinator.options.js';
+export type { RedisFlightCoordinatorOptions } from './flight/redis-flight-coordinator.options.js';
+/** The bounds of the near caches of the store and the coordinator: entries and bytes. */
+export type { RedisNearCacheOptions } from './connection/near-cache-bounds.js';
 /** What `RedisFlightCoordinator.inspectFlight` reports for one business key (the core port's type). */
 export type { FlightInspection } from '@oncely/core';
 

@@ -15,13 +15,15 @@ export class InMemoryCapacityError extends OncelyError {
     readonly adapter: string,
     /** The option that bounds it, e.g. `maxRecords`. */
     readonly option: string,
-    /** That option's value: the live entries it holds. */
+    /** That option's value: the live entries, or the bytes of live entries, it holds. */
     readonly limit: number,
     /** Time until its first live entry expires, when a retry may find room; 0 if unknown. */
     readonly retryAfterMs: number,
+    /** What `limit` counts: entries (`maxEntries`, `maxRecords`) or their bytes (`maxBytes`). */
+    readonly unit: 'entries' | 'bytes' = 'entries',
   ) {
     super(
-      `${adapter} holds ${limit} live entries (its ${option}) and may drop none of them, so it cannot take a new key now. Raise ${option}, shorten the TTLs or retention that keep entries alive, or use a shared adapter (@oncely/redis, @oncely/typeorm) that keeps them outside the process.`,
+      `${adapter} holds ${unit === 'bytes' ? `${limit} bytes of live entries` : `${limit} live entries`} (its ${option}) and may drop none of them, so it cannot take a new key now. Raise ${option}, shorten the TTLs or retention that keep entries alive, or use a shared adapter (@oncely/redis, @oncely/typeorm) that keeps them outside the process.`,
     );
   }
 }

@@ -12,6 +12,7 @@ import type {
 } from './flight-inspection-admin.port.js';
 import { InMemoryCapacityError } from '../errors/in-memory-capacity.error.js';
 import { InvalidFlightOptionError } from './invalid-flight-option.error.js';
+import { ENTRY_OVERHEAD_BYTES, textBytes } from '../memory/held-bytes.js';
 
 /** Options of `InMemoryFlightCoordinator`. */
 export interface InMemoryFlightCoordinatorOptions {
@@ -30,10 +31,25 @@ export interface InMemoryFlightCoordinatorOptions {
    * `InMemoryCapacityError` (a 503 with `Retry-After`).
    */
   readonly maxEntries?: number;
+  /**
+   * Most bytes held over all keys (default 256 MiB): two per character of each key, lease owner
+   * and cached payload, and 256 per key for its objects. The same rule as `maxEntries`: to make
+   * room the least recently used cached outcomes (and expired leases) go first, never a live
+   * lease; when only live leases are left, `acquire` of a new key is refused with
+   * `InMemoryCapacityError`, and an outcome that does not fit even then is not cached (its
+   * leader's callers still get it; a later call runs the work again).
+   */
+  readonly maxBytes?: number;
 }
 
 /** Default of `maxEntries`. */
 export const DEFAULT_MAX_FLIGHT_ENTRIES = 50_000;
+
+/**
+ * Default of `maxBytes`: 256 MiB. Room for 50 000 results of some 2.5 KB, or 250 of the
+ * largest a route stores by default (`maxResultBytes`, 1 MiB); a small share of a server's heap.
+ */
+export const DEFAULT_MAX_FLIGHT_BYTES = 256 * 1024 * 1024;
 
 interface KeyState {
   lease?: { readonly owner: string; readonly fence: number; expiresAt: number };
@@ -59,6 +75,9 @@ export class InMemoryFlightCoordinator
   /** Least recently used first: a cached outcome read or stored moves to the end. */
   readonly #states = new Map<string, KeyState>();
   readonly #maxEntries: number;
+  readonly #maxBytes: number;
+  /** Bytes of every key held (see `maxBytes`), expired parts included until dropped. */
+  #heldBytes = 0;
   /**
    * Where `#makeRoom` goes on from, oldest first: a Map iterator survives deletions, so every
    * key dropped is passed over once instead of at each later look from the start.
@@ -72,16 +91,13 @@ export class InMemoryFlightCoordinator
     this.#clock = options.clock ?? systemClock;
     const sweepInterval = options.sweepInterval ?? 1_000;
     assertMilliseconds('sweepInterval', sweepInterval, 0);
-    this.#maxEntries = options.maxEntries ?? DEFAULT_MAX_FLIGHT_ENTRIES;
+    this.#maxEntries = positiveInteger(
+      'maxEntries',
+      options.maxEntries,
+      DEFAULT_MAX_FLIGHT_ENTRIES,
+    );
+    this.#maxBytes = positiveInteger('maxBytes', options.maxBytes, DEFAULT_MAX_FLIGHT_BYTES);
     this.#cursor = this.#states.entries();
-    if (!Number.isSafeInteger(this.#maxEntries) || this.#maxEntries < 1) {
-      throw new InvalidFlightOptionError(
-        'maxEntries',
-        this.#maxEntries,
-        'a positive integer',
-        'InMemoryFlightCoordinator',
-      );
-    }
     if (sweepInterval > 0) {
       this.#sweeper = setInterval(() => this.sweep(), sweepInterval);
       this.#sweeper.unref();
@@ -91,6 +107,11 @@ export class InMemoryFlightCoordinator
   /** Keys holding a live lease or stored outcome (expired ones count until dropped). */
   get size(): number {
     return this.#states.size;
+  }
+
+  /** Bytes of the keys held as `maxBytes` counts them (expired parts until dropped). */
+  get bytes(): number {
+    return this.#heldBytes;
   }
 
   /** Keys with at least one `waitForNotice` pending. */
@@ -116,9 +137,11 @@ export class InMemoryFlightCoordinator
         holder: state.lease.owner,
       };
     }
-    this.#makeRoom(now);
-    this.#fence += 1;
-    this.#states.set(key, { lease: { owner, fence: this.#fence, expiresAt: now + leaseTtlMs } });
+    const lease = { owner, fence: this.#fence + 1, expiresAt: now + leaseTtlMs };
+    const refused = this.#makeRoom(now, bytesOf(key, { lease }), true);
+    if (refused) throw refused;
+    this.#fence = lease.fence;
+    this.#set(key, { lease });
     return { kind: 'leader', fence: this.#fence };
   }
 
@@ -135,9 +158,11 @@ export class InMemoryFlightCoordinator
     assertMilliseconds('outcome.ttlMs', outcome.ttlMs, 0);
     const now = this.#clock.now();
     if (this.#live(key, now)?.lease?.owner !== owner) return false;
-    this.#states.delete(key);
-    if (outcome.ttlMs > 0) {
-      this.#states.set(key, { stored: { outcome, expiresAt: now + outcome.ttlMs } });
+    this.#delete(key);
+    const state = { stored: { outcome, expiresAt: now + outcome.ttlMs } };
+    // An outcome with no room left even after making some is not cached, as with a TTL of 0.
+    if (outcome.ttlMs > 0 && !this.#makeRoom(now, bytesOf(key, state), false)) {
+      this.#set(key, state);
     }
     this.#notify(key);
     return true;
@@ -145,7 +170,7 @@ export class InMemoryFlightCoordinator
 
   async release(key: string, owner: string): Promise<boolean> {
     if (this.#live(key, this.#clock.now())?.lease?.owner !== owner) return false;
-    this.#states.delete(key);
+    this.#delete(key);
     this.#notify(key);
     return true;
   }
@@ -153,8 +178,7 @@ export class InMemoryFlightCoordinator
   async forceReleaseLease(key: string): Promise<boolean> {
     const state = this.#live(key, this.#clock.now());
     if (!state?.lease) return false;
-    delete state.lease;
-    if (!state.stored) this.#states.delete(key);
+    this.#trim(key, state, 'lease');
     this.#notify(key);
     return true;
   }
@@ -181,8 +205,7 @@ export class InMemoryFlightCoordinator
   async evictResult(key: string): Promise<boolean> {
     const state = this.#live(key, this.#clock.now());
     if (!state?.stored) return false;
-    delete state.stored;
-    if (!state.lease) this.#states.delete(key);
+    this.#trim(key, state, 'stored');
     return true;
   }
 
@@ -222,11 +245,30 @@ export class InMemoryFlightCoordinator
   #live(key: string, now: number): KeyState | undefined {
     const state = this.#states.get(key);
     if (state === undefined) return undefined;
-    if (state.lease && state.lease.expiresAt <= now) delete state.lease;
-    if (state.stored && state.stored.expiresAt <= now) delete state.stored;
-    if (state.lease || state.stored) return state;
+    if (state.lease && state.lease.expiresAt <= now) this.#trim(key, state, 'lease');
+    if (state.stored && state.stored.expiresAt <= now) this.#trim(key, state, 'stored');
+    return state.lease || state.stored ? state : undefined;
+  }
+
+  #set(key: string, state: KeyState): void {
+    this.#delete(key);
+    this.#states.set(key, state);
+    this.#heldBytes += bytesOf(key, state);
+  }
+
+  #delete(key: string): void {
+    const state = this.#states.get(key);
+    if (state === undefined) return;
     this.#states.delete(key);
-    return undefined;
+    this.#heldBytes -= bytesOf(key, state);
+  }
+
+  /** Drops one part of the key's state, and the key once nothing is left. */
+  #trim(key: string, state: KeyState, part: 'lease' | 'stored'): void {
+    this.#heldBytes -= bytesOf(key, state);
+    delete state[part];
+    if (state.lease || state.stored) this.#heldBytes += bytesOf(key, state);
+    else this.#states.delete(key);
   }
 
   /** Marks `key` most recently used. */
@@ -236,13 +278,26 @@ export class InMemoryFlightCoordinator
   }
 
   /**
-   * Makes room for one more key at the bound: drops the least recently used key that is not a
-   * live lease, or refuses.
+   * Makes room for `bytes` more (and, for a `newKey`, one more key) by dropping the least
+   * recently used keys that are not a live lease; the refusal when only live leases are left.
    */
-  #makeRoom(now: number): void {
-    if (this.#states.size < this.#maxEntries) return;
+  #makeRoom(now: number, bytes: number, newKey: boolean): InMemoryCapacityError | undefined {
     let firstLeaseEnd = Number.POSITIVE_INFINITY;
-    for (let looked = 0; looked < this.#states.size; looked++) {
+    // Leases passed over since the last key dropped: all of them once it reaches the size.
+    let passed = 0;
+    for (;;) {
+      const countFull = newKey && this.#states.size >= this.#maxEntries;
+      if (!countFull && this.#heldBytes + bytes <= this.#maxBytes) return undefined;
+      // More than the whole bound can never fit: drop nothing for it.
+      if (passed >= this.#states.size || bytes > this.#maxBytes) {
+        return new InMemoryCapacityError(
+          'InMemoryFlightCoordinator',
+          countFull ? 'maxEntries' : 'maxBytes',
+          countFull ? this.#maxEntries : this.#maxBytes,
+          Number.isFinite(firstLeaseEnd) ? firstLeaseEnd - now : 0,
+          countFull ? 'entries' : 'bytes',
+        );
+      }
       let next = this.#cursor.next();
       if (next.done) {
         this.#cursor = this.#states.entries();
@@ -251,17 +306,12 @@ export class InMemoryFlightCoordinator
       const [key, state] = next.value as [string, KeyState];
       if (state.lease && state.lease.expiresAt > now) {
         firstLeaseEnd = Math.min(firstLeaseEnd, state.lease.expiresAt);
+        passed += 1;
         continue;
       }
-      this.#states.delete(key);
-      return;
+      this.#delete(key);
+      passed = 0;
     }
-    throw new InMemoryCapacityError(
-      'InMemoryFlightCoordinator',
-      'maxEntries',
-      this.#maxEntries,
-      firstLeaseEnd - now,
-    );
   }
 
   #notify(key: string): void {
@@ -282,6 +332,29 @@ function inspectionOf(state: KeyState | undefined, now: number): FlightInspectio
   return outcome.kind === 'result'
     ? { kind: 'cached', remainingMs, bytes: Buffer.byteLength(outcome.payload) }
     : { kind: 'failed', remainingMs };
+}
+
+/** Bytes of a key's state as `maxBytes` counts them. */
+function bytesOf(key: string, state: KeyState): number {
+  return (
+    ENTRY_OVERHEAD_BYTES +
+    textBytes(key) +
+    (state.lease ? textBytes(state.lease.owner) : 0) +
+    (state.stored ? textBytes(state.stored.outcome.payload) : 0)
+  );
+}
+
+function positiveInteger(name: string, value: number | undefined, fallback: number): number {
+  const chosen = value ?? fallback;
+  if (!Number.isSafeInteger(chosen) || chosen < 1) {
+    throw new InvalidFlightOptionError(
+      name,
+      chosen,
+      'a positive integer',
+      'InMemoryFlightCoordinator',
+    );
+  }
+  return chosen;
 }
 
 function assertMilliseconds(name: string, value: number, min: 0 | 1): void {

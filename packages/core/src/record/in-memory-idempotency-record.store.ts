@@ -11,9 +11,11 @@ import { positiveWholeNumber } from './invalid-record-option.error.js';
 import { InMemoryCapacityError } from '../errors/in-memory-capacity.error.js';
 import { LeaseLostError } from '../errors/lease-lost.error.js';
 import { recordKeyHash } from './record-key-hash.js';
+import { ENTRY_OVERHEAD_BYTES, textBytes } from '../memory/held-bytes.js';
 import {
   decodeStoredResponse,
   encodeStoredResponse,
+  encodedResponseBytes,
   type EncodedResponse,
 } from './stored-response.codec.js';
 import type { StoredResponse } from './stored-response.js';
@@ -41,10 +43,29 @@ export interface InMemoryIdempotencyRecordStoreOptions {
    * replaying.
    */
   readonly maxRecords?: number;
+  /**
+   * Most bytes held by records, responses included (default 256 MiB): the body as stored, two
+   * bytes per character of text (headers, identity, fingerprint, owner) and 256 per record for
+   * its objects. The same rule as `maxRecords`: no live record is dropped, so once the records
+   * held reach it, expired ones are swept and, if that freed too little, a `begin` for a new key
+   * is refused with `InMemoryCapacityError` while existing keys keep replaying. The bound is
+   * checked when a key is taken: a response completing a record already taken is always kept
+   * (refusing it would make the retry run the work again), so the heap may pass it by the
+   * responses of the records in progress at that moment, each at most the route's
+   * `maxResponseBytes`.
+   */
+  readonly maxBytes?: number;
 }
 
 /** Default of `maxRecords`. */
 export const DEFAULT_MAX_RECORDS = 100_000;
+
+/**
+ * Default of `maxBytes`: 256 MiB. The store is the only copy of every record it holds, so it
+ * gets more room than a cache; it is still a small share of a server's heap, and past it a
+ * single-instance service is better served by a shared store.
+ */
+export const DEFAULT_MAX_RECORD_BYTES = 256 * 1024 * 1024;
 
 interface MemoryRecord {
   /** The identity it was claimed under, for listings by operation. */
@@ -81,6 +102,9 @@ export class InMemoryIdempotencyRecordStore
   private readonly sweepIntervalMs: number;
   private nextSweepAt: number;
   private readonly maxRecords: number;
+  private readonly maxBytes: number;
+  /** Bytes of the records held (see `maxBytes`), expired ones included until swept. */
+  private heldBytes = 0;
   /**
    * No record expires before this: a full store need not sweep again until then. Lowered by every
    * record set, raised by each sweep.
@@ -94,12 +118,18 @@ export class InMemoryIdempotencyRecordStore
       options.sweepIntervalMs ?? 60_000,
     );
     this.maxRecords = positiveWholeNumber('maxRecords', options.maxRecords ?? DEFAULT_MAX_RECORDS);
+    this.maxBytes = positiveWholeNumber('maxBytes', options.maxBytes ?? DEFAULT_MAX_RECORD_BYTES);
     this.nextSweepAt = this.clock.now() + this.sweepIntervalMs;
   }
 
   /** How many records are held, expired ones included until they are swept. */
   get size(): number {
     return this.records.size;
+  }
+
+  /** Bytes of the records held as `maxBytes` counts them, expired ones until they are swept. */
+  get bytes(): number {
+    return this.heldBytes;
   }
 
   async begin(identity: string, digest: string, options: BeginOptions): Promise<BeginOutcome> {
@@ -122,7 +152,7 @@ export class InMemoryIdempotencyRecordStore
           : answer;
       }
       // Abandoned under a previous version: its holder must not confirm after this one runs.
-      if (!previous.response) this.records.delete(previousHash);
+      if (!previous.response) this.drop(previousHash);
     }
     if (!existing) this.makeRoom(now);
     const lease: RecordLease = {
@@ -133,7 +163,7 @@ export class InMemoryIdempotencyRecordStore
       fence: (existing?.fence ?? 0) + 1,
       leaseExpiresAt: new Date(now + leaseTtlMs),
     };
-    this.records.set(keyHash, {
+    this.put(keyHash, {
       identity,
       fingerprint: digest,
       ...(options.owner !== undefined && { owner: options.owner }),
@@ -151,11 +181,12 @@ export class InMemoryIdempotencyRecordStore
     const record = this.heldRecord(lease);
     if (!record) throw new LeaseLostError(lease.identity, lease.fence);
     record.response = copyOf(encoded);
+    this.heldBytes += encodedResponseBytes(record.response);
     this.expireAt(record, this.clock.now() + record.retentionMs);
   }
 
   async release(lease: RecordLease): Promise<void> {
-    if (this.heldRecord(lease)) this.records.delete(lease.keyHash);
+    if (this.heldRecord(lease)) this.drop(lease.keyHash);
   }
 
   async renew(lease: RecordLease, leaseTtlMs: number): Promise<boolean> {
@@ -173,7 +204,7 @@ export class InMemoryIdempotencyRecordStore
     for (const [keyHash, record] of this.records) {
       if (purged >= batchSize) break;
       if (record.expiresAt <= now) {
-        this.records.delete(keyHash);
+        this.drop(keyHash);
         purged += 1;
       }
     }
@@ -209,7 +240,7 @@ export class InMemoryIdempotencyRecordStore
     if (record.response) return { kind: 'completed' };
     // Expired under a foreign owner rather than deleted: the holder can no longer confirm and
     // the next `begin` takes it over with a higher fence.
-    this.records.set(keyHash, {
+    this.put(keyHash, {
       ...record,
       ownerToken: `released:${randomUUID()}`,
       expiresAt: now,
@@ -242,7 +273,7 @@ export class InMemoryIdempotencyRecordStore
     const record = this.records.get(keyHash);
     if (!record) return false;
     // A holder's fenced `complete` then finds no record and fails with `LeaseLostError`.
-    this.records.delete(keyHash);
+    this.drop(keyHash);
     return record.expiresAt > this.clock.now();
   }
 
@@ -269,32 +300,55 @@ export class InMemoryIdempotencyRecordStore
     this.firstExpiryAt = Math.min(this.firstExpiryAt, expiresAt);
   }
 
+  /** Holds `record` under `keyHash`, in place of the one there, counting its bytes. */
+  private put(keyHash: string, record: MemoryRecord): void {
+    const replaced = this.records.get(keyHash);
+    if (replaced) this.heldBytes -= recordBytes(replaced);
+    this.records.set(keyHash, record);
+    this.heldBytes += recordBytes(record);
+  }
+
+  private drop(keyHash: string): void {
+    const record = this.records.get(keyHash);
+    if (!record) return;
+    this.records.delete(keyHash);
+    this.heldBytes -= recordBytes(record);
+  }
+
   private sweepIfDue(now: number): void {
     if (now >= this.nextSweepAt) this.sweep(now);
   }
 
   /**
-   * Makes room for one more record, by sweeping the expired ones if the store is full, or
-   * refuses: a live record is never dropped. Sweeps at most once per expiry, however many new
-   * keys a full store refuses meanwhile.
+   * Makes room for one more record, by sweeping the expired ones if the store is full (by count
+   * or by bytes), or refuses: a live record is never dropped. Sweeps at most once per expiry,
+   * however many new keys a full store refuses meanwhile.
    */
   private makeRoom(now: number): void {
-    if (this.records.size < this.maxRecords) return;
+    if (!this.full()) return;
     if (now >= this.firstExpiryAt) this.sweep(now);
-    if (this.records.size < this.maxRecords) return;
+    const full = this.full();
+    if (!full) return;
     throw new InMemoryCapacityError(
       'InMemoryIdempotencyRecordStore',
-      'maxRecords',
-      this.maxRecords,
+      full,
+      full === 'maxRecords' ? this.maxRecords : this.maxBytes,
       this.firstExpiryAt - now,
+      full === 'maxRecords' ? 'entries' : 'bytes',
     );
+  }
+
+  /** The bound the records held have reached, if any. */
+  private full(): 'maxRecords' | 'maxBytes' | undefined {
+    if (this.records.size >= this.maxRecords) return 'maxRecords';
+    return this.heldBytes >= this.maxBytes ? 'maxBytes' : undefined;
   }
 
   private sweep(now: number): void {
     this.nextSweepAt = now + this.sweepIntervalMs;
     let firstExpiryAt = Number.POSITIVE_INFINITY;
     for (const [keyHash, record] of this.records) {
-      if (record.expiresAt <= now) this.records.delete(keyHash);
+      if (record.expiresAt <= now) this.drop(keyHash);
       else firstExpiryAt = Math.min(firstExpiryAt, record.expiresAt);
     }
     this.firstExpiryAt = firstExpiryAt;
@@ -316,6 +370,18 @@ function answerOf(
     return { kind: 'replay', response: decodeStoredResponse(copyOf(record.response)) };
   }
   return { kind: 'in_progress', retryAfterMs: record.expiresAt - now };
+}
+
+/** A record's bytes as `maxBytes` counts them. */
+function recordBytes(record: MemoryRecord): number {
+  return (
+    ENTRY_OVERHEAD_BYTES +
+    textBytes(record.identity) +
+    textBytes(record.fingerprint) +
+    textBytes(record.ownerToken) +
+    textBytes(record.owner ?? '') +
+    (record.response ? encodedResponseBytes(record.response) : 0)
+  );
 }
 
 /** Stored bytes never alias the caller's buffers, in either direction. */

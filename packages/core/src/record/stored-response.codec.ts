@@ -1,3 +1,4 @@
+import { textBytes } from '../memory/held-bytes.js';
 import type { StoredBody, StoredResponse } from './stored-response.js';
 import { UnstorableResponseError } from './unstorable-response.error.js';
 
@@ -15,6 +16,11 @@ export interface EncodedResponse {
   readonly bodyKind: StoredBody['kind'];
   /** `null` for an empty body. */
   readonly body: Uint8Array | null;
+}
+
+/** Bytes an encoded response holds: its body as stored, and its headers' text. */
+export function encodedResponseBytes(encoded: EncodedResponse): number {
+  return (encoded.body?.byteLength ?? 0) + textBytes(encoded.headers);
 }
 
 const bodyKinds: ReadonlySet<string> = new Set<StoredBody['kind']>(['empty', 'json', 'bytes']);

@@ -227,4 +227,109 @@ describe('InMemoryFlightCoordinator', () => {
       expect(() => new InMemoryFlightCoordinator({ maxEntries: 0 })).toThrow(/"maxEntries"/);
     });
   });
+
+  describe('maxBytes', () => {
+    const MiB = 1024 * 1024;
+    /** A 1 MiB payload, counted two bytes per character. */
+    const large = (fill: string) => ({
+      kind: 'result' as const,
+      payload: fill.repeat(MiB),
+      ttlMs: 60_000,
+    });
+    const keyBytes = (key: string, payloadChars: number) => 256 + 2 * key.length + 2 * payloadChars;
+
+    it('holds cached outcomes up to maxBytes, least recently used out first, never a live lease', async () => {
+      const clock = new ManualClock();
+      const coordinator = new InMemoryFlightCoordinator({
+        clock,
+        sweepInterval: 0,
+        maxBytes: 8 * MiB,
+      });
+      try {
+        const lease = await coordinator.acquire('running', 'holder', 60_000);
+        expect(lease).toMatchObject({ kind: 'leader' });
+        const keys = ['k0', 'k1', 'k2', 'k3', 'k4'];
+        for (const key of keys) {
+          await coordinator.acquire(key, 'owner', 1_000);
+          expect(await coordinator.complete(key, 'owner', large(key.slice(1)))).toBe(true);
+        }
+        // 2 MiB counted per outcome: three fit beside the lease, the oldest two went.
+        expect(coordinator.size).toBe(4);
+        expect(coordinator.bytes).toBe(
+          keyBytes('running', 'holder'.length) + 3 * keyBytes('k0', MiB),
+        );
+        expect(coordinator.bytes).toBeLessThanOrEqual(8 * MiB);
+        expect(await coordinator.inspectFlight('running')).toMatchObject({ kind: 'leading' });
+        expect(await coordinator.acquire('k0', 'other', 1_000)).toMatchObject({ kind: 'leader' });
+        await coordinator.release('k0', 'other');
+        expect(await coordinator.acquire('k4', 'other', 1_000)).toEqual({
+          kind: 'cached',
+          payload: '4'.repeat(MiB),
+        });
+
+        // Larger than the whole bound: not cached, as with a TTL of 0.
+        await coordinator.acquire('huge', 'owner', 1_000);
+        expect(
+          await coordinator.complete('huge', 'owner', {
+            ...large('x'),
+            payload: 'x'.repeat(4 * MiB),
+          }),
+        ).toBe(true);
+        expect(await coordinator.inspectFlight('huge')).toEqual({ kind: 'absent' });
+        expect(coordinator.size).toBe(4);
+      } finally {
+        await coordinator.close();
+      }
+    });
+
+    it('refuses a new key when live leases hold every byte, and gives their bytes back', async () => {
+      const clock = new ManualClock();
+      const perLease = keyBytes('lease-0', 'owner'.length);
+      const coordinator = new InMemoryFlightCoordinator({
+        clock,
+        sweepInterval: 0,
+        maxBytes: 3 * perLease,
+      });
+      try {
+        for (const key of ['lease-0', 'lease-1', 'lease-2']) {
+          expect(await coordinator.acquire(key, 'owner', 1_000)).toMatchObject({ kind: 'leader' });
+        }
+        expect(coordinator.bytes).toBe(3 * perLease);
+        clock.advance(400);
+        await expect(coordinator.acquire('lease-3', 'owner', 1_000)).rejects.toMatchObject({
+          adapter: 'InMemoryFlightCoordinator',
+          option: 'maxBytes',
+          limit: 3 * perLease,
+          unit: 'bytes',
+          retryAfterMs: 600,
+        });
+        await coordinator.release('lease-0', 'owner');
+        expect(coordinator.bytes).toBe(2 * perLease);
+        expect(await coordinator.acquire('lease-3', 'owner', 1_000)).toMatchObject({
+          kind: 'leader',
+        });
+      } finally {
+        await coordinator.close();
+      }
+    });
+
+    it('holds 256 MiB by default and rejects a bound that is not a positive integer', async () => {
+      expect(() => new InMemoryFlightCoordinator({ maxBytes: 0 })).toThrow(/"maxBytes"/);
+      expect(() => new InMemoryFlightCoordinator({ maxBytes: 2.5 })).toThrow(
+        InvalidFlightOptionError,
+      );
+      const coordinator = new InMemoryFlightCoordinator({ sweepInterval: 0 });
+      try {
+        for (let index = 0; index < 130; index++) {
+          await coordinator.acquire(`k${index}`, 'owner', 1_000);
+          await coordinator.complete(`k${index}`, 'owner', large('y'));
+        }
+        // 128 outcomes of 2 MiB and a little over 256 MiB: 127 are kept.
+        expect(coordinator.size).toBe(127);
+        expect(coordinator.bytes).toBeLessThanOrEqual(256 * MiB);
+      } finally {
+        await coordinator.close();
+      }
+    });
+  });
 });

@@ -200,4 +200,93 @@ describe('InMemoryIdempotencyRecordStore', () => {
       );
     });
   });
+
+  describe('maxBytes', () => {
+    const MiB = 1024 * 1024;
+    const large: StoredResponse = {
+      status: 200,
+      headers: {},
+      body: { kind: 'bytes', value: new Uint8Array(MiB).fill(7) },
+    };
+    /** What one record of `large` is counted: 256, two per character of its texts, its body. */
+    const recordBytes = (identity: string, lease: RecordLease) =>
+      256 + 2 * (identity.length + 'd'.length + lease.ownerToken.length + '{}'.length) + MiB;
+
+    it('takes new keys until the bytes held reach maxBytes, then refuses them and keeps every live record', async () => {
+      const clock = new FakeClock();
+      const store = new InMemoryIdempotencyRecordStore({ clock, maxBytes: 8 * MiB });
+      let counted = 0;
+      for (let index = 0; index < 8; index++) {
+        const lease = acquired(await store.begin(`k${index}`, 'd', timing));
+        await store.complete(lease, large);
+        counted += recordBytes(`k${index}`, lease);
+        expect(store.bytes).toBe(counted);
+      }
+      // Eight 1 MiB responses: the eighth was taken below the bound, and its response kept.
+      expect(store.size).toBe(8);
+      expect(store.bytes).toBeGreaterThan(8 * MiB);
+
+      const refusal = await store.begin('k8', 'd', timing).catch((error) => error);
+      expect(refusal).toBeInstanceOf(InMemoryCapacityError);
+      expect(refusal).toMatchObject({
+        adapter: 'InMemoryIdempotencyRecordStore',
+        option: 'maxBytes',
+        limit: 8 * MiB,
+        unit: 'bytes',
+        // No record expires before the first lease would have: a lower bound.
+        retryAfterMs: 1_000,
+      });
+      expect(refusal.message).toMatch(
+        /^InMemoryIdempotencyRecordStore holds 8388608 bytes of live entries \(its maxBytes\) and may drop none of them.*Raise maxBytes/,
+      );
+      for (let index = 0; index < 8; index++) {
+        expect(await store.begin(`k${index}`, 'd', timing)).toEqual({
+          kind: 'replay',
+          response: large,
+        });
+      }
+      expect(store.size).toBe(8);
+      expect(store.bytes).toBe(counted);
+
+      clock.advance(10_000);
+      acquired(await store.begin('k8', 'd', timing));
+      expect(store.size).toBe(1);
+      expect(store.bytes).toBe(256 + 2 * ('k8'.length + 1 + 36));
+    });
+
+    it('gives back the bytes of records released, deleted, purged and taken over', async () => {
+      const clock = new FakeClock();
+      const store = new InMemoryIdempotencyRecordStore({ clock, maxBytes: 8 * MiB });
+      const released = acquired(await store.begin('released', 'd', timing));
+      await store.release(released);
+      await store.complete(acquired(await store.begin('deleted', 'd', timing)), large);
+      expect(await store.deleteRecord('deleted')).toBe(true);
+      const stuck = acquired(await store.begin('stuck', 'd', timing));
+      await store.forceRelease('stuck');
+      expect(store.bytes).toBe(
+        256 + 2 * ('stuck'.length + 1) + 2 * `released:${stuck.ownerToken}`.length,
+      );
+      expect(await store.purgeExpired(10)).toBe(1);
+      expect(store.size).toBe(0);
+      expect(store.bytes).toBe(0);
+    });
+
+    it('holds 256 MiB by default and refuses a bound that is not a positive integer', async () => {
+      for (const maxBytes of [0, 1.5, -1]) {
+        expect(() => new InMemoryIdempotencyRecordStore({ maxBytes })).toThrow(
+          InvalidRecordOptionError,
+        );
+        expect(() => new InMemoryIdempotencyRecordStore({ maxBytes })).toThrow(/maxBytes/);
+      }
+      const store = new InMemoryIdempotencyRecordStore({ clock: new FakeClock() });
+      for (let index = 0; index < 256; index++) {
+        await store.complete(acquired(await store.begin(`k${index}`, 'd', timing)), large);
+      }
+      await expect(store.begin('one-more', 'd', timing)).rejects.toMatchObject({
+        option: 'maxBytes',
+        limit: 256 * MiB,
+      });
+      expect(store.size).toBe(256);
+    });
+  });
 });

@@ -14,10 +14,12 @@
  * - Never served while notices may be lost: entries are kept and stored only while the notice
  *   subscription is live, and the whole cache is flushed when the subscriber connection closes
  *   and again when the subscription is confirmed.
- * - Bounded: at most `maxEntries` outcomes of at most `maxChars` payload characters in all,
- *   least recently used first out.
+ * - Bounded: at most `maxEntries` outcomes of at most `maxBytes` in all, least recently used
+ *   first out; each counts two bytes per payload character (its length, known without a scan).
  */
 import { LRUCache } from 'lru-cache';
+import { ENTRY_OVERHEAD_BYTES, textBytes } from '@oncely/core/adapter';
+import type { RedisNearCacheOptions } from '../connection/near-cache-bounds.js';
 import type { NoticeKind } from './flight-notices.js';
 import type { NoticeObserver } from './notice-hub.js';
 
@@ -56,18 +58,24 @@ export class FlightNearCache implements NoticeObserver {
   /** Keys with a ticket outstanding (bounded by the calls in flight). */
   private readonly watched = new Map<string, Watch>();
 
-  constructor(maxEntries: number, maxChars: number) {
-    // An outcome larger than maxChars alone is not kept (lru-cache refuses it).
+  constructor(bounds: Required<RedisNearCacheOptions>) {
+    // An outcome larger than maxBytes alone is not kept (lru-cache refuses it).
     this.entries = new LRUCache({
-      max: maxEntries,
-      maxSize: maxChars,
-      sizeCalculation: (entry) => Math.max(1, entry.payload.length),
+      max: bounds.maxEntries,
+      maxSize: bounds.maxBytes,
+      sizeCalculation: (entry, key) =>
+        ENTRY_OVERHEAD_BYTES + textBytes(key) + textBytes(entry.payload),
     });
   }
 
   /** Entries held (expired ones included until they are read or pushed out). */
   get size(): number {
     return this.entries.size;
+  }
+
+  /** Bytes of the entries held, as `maxBytes` counts them. */
+  get bytes(): number {
+    return this.entries.calculatedSize;
   }
 
   /** The outcome of `key`, if near-cached and alive. */

@@ -1,3 +1,5 @@
+import type { RedisNearCacheOptions } from '../connection/near-cache-bounds.js';
+
 /** Options of `RedisFlightCoordinator`. */
 export interface RedisFlightCoordinatorOptions {
   /**
@@ -14,22 +16,11 @@ export interface RedisFlightCoordinatorOptions {
   /**
    * Serves cached outcomes (results and deterministic errors) this process has already seen
    * from memory, without a round trip, until their Redis key expires; dropped when an operator
-   * evicts one (`evictResult`) and flushed whenever the notice subscription is down. Default
-   * `{ maxEntries: 10_000 }`; `false` sends every `acquire` to Redis. Always off on a Redis
-   * Cluster client, whose subscriber connection can change without an event telling that
-   * notices may have been lost.
+   * evicts one (`evictResult`) and flushed whenever the notice subscription is down. Bounded by
+   * `maxEntries` (default 10 000) and `maxBytes` (default 64 MiB, a payload counting two bytes
+   * per character); `false` sends every `acquire` to Redis. Always off on a Redis Cluster
+   * client, whose subscriber connection can change without an event telling that notices may
+   * have been lost.
    */
-  readonly nearCache?: RedisFlightNearCacheOptions | false;
-}
-
-/** Options of the near cache of `RedisFlightCoordinator`. */
-export interface RedisFlightNearCacheOptions {
-  /** Most outcomes held; the least recently used goes first. Default 10 000. */
-  readonly maxEntries?: number;
-  /**
-   * Most payload characters held over all outcomes (about their bytes, for ASCII payloads such
-   * as JSON); the least recently used go first, and a larger single outcome is not kept.
-   * Default 32 Mi (33 554 432).
-   */
-  readonly maxChars?: number;
+  readonly nearCache?: RedisNearCacheOptions | false;
 }

@@ -12,6 +12,7 @@ import type { Cluster, Redis } from 'ioredis';
 import { RedisClaimRegistry } from '../claims/redis-claim.registry.js';
 import { InvalidRedisOptionError } from '../connection/invalid-redis-option.error.js';
 import { keyPrefix } from '../connection/key-prefix.js';
+import { nearCacheBoundsOf } from '../connection/near-cache-bounds.js';
 import { RedisAvailability } from '../connection/redis-availability.js';
 import { coordinatorClient, duplicateForNotices } from '../connection/redis-clients.js';
 import type { RedisConnection } from '../connection/redis-connection.js';
@@ -22,9 +23,6 @@ import { noticeMessage } from './flight-notices.js';
 import { defineFlightScripts, type FlightScripts } from './flight-scripts.js';
 import { retainNoticeHub, type LeaseCheck, type NoticeHub } from './notice-hub.js';
 import type { RedisFlightCoordinatorOptions } from './redis-flight-coordinator.options.js';
-
-const DEFAULT_NEAR_CACHE_ENTRIES = 10_000;
-const DEFAULT_NEAR_CACHE_CHARS = 32 * 2 ** 20;
 
 /**
  * `FlightCoordinator` on Redis (standalone or Cluster) through ioredis: each port method is one
@@ -78,7 +76,7 @@ export class RedisFlightCoordinator
     // Not the channel of the earlier layout (`flight-notices`), whose messages were bare keys.
     this.channel = `${this.keyPrefix}flights`;
     const commandTimeout = positive('commandTimeout', options.commandTimeout ?? 1000);
-    const nearCacheBounds = nearCacheOptions(options.nearCache);
+    const nearCacheBounds = nearCacheBoundsOf(options.nearCache);
 
     const { client, owned, identity, backend } = coordinatorClient(connection);
     this.client = client;
@@ -88,7 +86,7 @@ export class RedisFlightCoordinator
     // A Cluster client swaps its subscriber connection without telling (no 'close' or 'ready'),
     // so notices lost meanwhile could not flush a near cache: it stays off there.
     if (nearCacheBounds !== undefined && !client.isCluster) {
-      this.nearCache = new FlightNearCache(nearCacheBounds.maxEntries, nearCacheBounds.maxChars);
+      this.nearCache = new FlightNearCache(nearCacheBounds);
     }
     this.availability = new RedisAvailability(client, backend, commandTimeout);
   }
@@ -240,6 +238,11 @@ export class RedisFlightCoordinator
     return this.nearCache?.size ?? 0;
   }
 
+  /** Bytes of the outcomes held by the near cache, as its `maxBytes` counts them; 0 without one. */
+  get nearCacheBytes(): number {
+    return this.nearCache?.bytes ?? 0;
+  }
+
   /**
    * Connects now rather than on first use: resolves when the client is ready and the notice
    * subscription confirmed, or fails with `CoordinatorUnavailableError` after `commandTimeout`.
@@ -320,26 +323,6 @@ function toAcquireOutcome(reply: unknown): AcquireOutcome {
 /** Redis wants whole milliseconds; a fraction is rounded up so a TTL never shrinks to 0. */
 function ms(value: number): number {
   return Math.ceil(value);
-}
-
-/** The near cache's bounds, or undefined when it is off. */
-function nearCacheOptions(
-  option: RedisFlightCoordinatorOptions['nearCache'],
-): { maxEntries: number; maxChars: number } | undefined {
-  if (option === false) return undefined;
-  const bounds = {
-    maxEntries: option?.maxEntries ?? DEFAULT_NEAR_CACHE_ENTRIES,
-    maxChars: option?.maxChars ?? DEFAULT_NEAR_CACHE_CHARS,
-  };
-  for (const [name, value] of Object.entries(bounds)) {
-    if (!Number.isSafeInteger(value) || value <= 0) {
-      throw new InvalidRedisOptionError(
-        `nearCache.${name}`,
-        `expected a positive integer, got ${value}; pass nearCache: false to turn the near cache off.`,
-      );
-    }
-  }
-  return bounds;
 }
 
 function positive(option: string, value: number): number {

@@ -1,7 +1,14 @@
 import type { Cluster, Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import type { BeginOptions } from '@oncely/core';
-import { foreignOwnerOf, type EncodedResponse } from '@oncely/core/adapter';
+import {
+  ENTRY_OVERHEAD_BYTES,
+  encodedResponseBytes,
+  foreignOwnerOf,
+  textBytes,
+  type EncodedResponse,
+} from '@oncely/core/adapter';
+import type { RedisNearCacheOptions } from '../connection/near-cache-bounds.js';
 
 /** A completed record as the near cache keeps it. */
 export interface NearRecord {
@@ -17,6 +24,8 @@ export interface NearRecord {
 export interface NearCacheStats {
   /** Completed records held. */
   readonly entries: number;
+  /** Their bytes, as `nearCache.maxBytes` counts them. */
+  readonly bytes: number;
   /** Whether they are served: the notice subscription is confirmed. */
   readonly listening: boolean;
 }
@@ -51,8 +60,23 @@ export class RecordNearCache {
   /**
    * @param createSubscriber opens the store's own subscriber connection (closed by `close`).
    */
-  constructor(maxEntries: number, channel: string, createSubscriber: () => Redis | Cluster) {
-    this.#entries = new LRUCache({ max: maxEntries });
+  constructor(
+    bounds: Required<RedisNearCacheOptions>,
+    channel: string,
+    createSubscriber: () => Redis | Cluster,
+  ) {
+    // A record larger than maxBytes alone is not kept (lru-cache refuses it). Its size comes
+    // from lengths already known: the body's bytes as stored, and the texts'.
+    this.#entries = new LRUCache({
+      max: bounds.maxEntries,
+      maxSize: bounds.maxBytes,
+      sizeCalculation: (record, identity) =>
+        ENTRY_OVERHEAD_BYTES +
+        textBytes(identity) +
+        textBytes(record.digest) +
+        textBytes(record.service) +
+        encodedResponseBytes(record.response),
+    });
     const subscriber = (this.#subscriber = createSubscriber());
     // Connection errors are expected while Redis is down; ioredis keeps reconnecting.
     subscriber.on('error', () => undefined);
@@ -114,7 +138,11 @@ export class RecordNearCache {
 
   /** Entries held, and whether they are served (the subscription is confirmed). */
   stats(): NearCacheStats {
-    return { entries: this.#entries.size, listening: this.#listening };
+    return {
+      entries: this.#entries.size,
+      bytes: this.#entries.calculatedSize,
+      listening: this.#listening,
+    };
   }
 
   close(): void {

@@ -1,3 +1,5 @@
+import type { RedisNearCacheOptions } from '../connection/near-cache-bounds.js';
+
 /** Options of `RedisIdempotencyRecordStore`. */
 export interface RedisIdempotencyRecordStoreOptions {
   /**
@@ -24,14 +26,11 @@ export interface RedisIdempotencyRecordStoreOptions {
    * store subscribes to the record notices the admin (`RedisIdempotencyRecordAdmin`) publishes,
    * on one connection of its own, and serves nothing while that subscription is not confirmed
    * (everything is flushed whenever it drops or is made again, since notices can be lost).
-   * Least recently used entries go beyond `maxEntries` (default 10 000). `false` turns it off:
-   * every replay reads Redis, and the store opens no subscriber connection. Always off on a
-   * Redis Cluster client, whose subscriber can move to another node without a signal to flush on.
+   * Least recently used entries go beyond `maxEntries` (default 10 000) or `maxBytes` (default
+   * 64 MiB: a response's body as stored, two bytes per character of its headers and names).
+   * `false` turns it off: every replay reads Redis, and the store opens no subscriber
+   * connection. Always off on a Redis Cluster client, whose subscriber can move to another node
+   * without a signal to flush on.
    */
-  readonly nearCache?:
-    | {
-        /** Completed records kept at most (default 10 000); the least recently used go first. */
-        readonly maxEntries?: number;
-      }
-    | false;
+  readonly nearCache?: RedisNearCacheOptions | false;
 }

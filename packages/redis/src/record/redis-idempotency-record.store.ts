@@ -13,6 +13,7 @@ import { encodeStoredResponse, recordKeyHash } from '@oncely/core/adapter';
 import { RedisClaimRegistry } from '../claims/redis-claim.registry.js';
 import { InvalidRedisOptionError } from '../connection/invalid-redis-option.error.js';
 import { keyPrefix } from '../connection/key-prefix.js';
+import { nearCacheBoundsOf } from '../connection/near-cache-bounds.js';
 import { createClient, duplicateForNotices, isClient } from '../connection/redis-clients.js';
 import type { RedisConnection } from '../connection/redis-connection.js';
 import { recordKeys, type RecordKeys } from './record-key.js';
@@ -28,8 +29,6 @@ interface Claim {
   readonly service: string;
   readonly retentionMs: number;
 }
-
-const defaultNearCacheEntries = 10_000;
 
 /** Where a begin reply names the KEYS index of the record that answered. */
 const keyIndexAt: Readonly<Record<string, number>> = { record: 3, replay: 5, foreign_owner: 2 };
@@ -91,19 +90,19 @@ export class RedisIdempotencyRecordStore implements IdempotencyRecordStore, Clai
         `expected 'read' or 'ignore', got ${JSON.stringify(options.legacyRecords)}.`,
       );
     }
-    const maxEntries = nearCacheEntries(options.nearCache);
+    const nearCacheBounds = nearCacheBoundsOf(options.nearCache);
     this.ownsClient = !isClient(connection);
     const client = (this.client = isClient(connection) ? connection : createClient(connection));
     this.scripts = defineRecordScripts(client);
     // ioredis moves a Cluster's subscriber to another node without an event to flush on, so
     // notices lost on the way could leave a deleted record served: no near cache there.
-    if (maxEntries === undefined || client.isCluster) {
+    if (nearCacheBounds === undefined || client.isCluster) {
       this.nearCache = undefined;
       this.closeNearCache = () => undefined;
       return;
     }
     const nearCache = (this.nearCache = new RecordNearCache(
-      maxEntries,
+      nearCacheBounds,
       recordNoticesChannel(this.keyPrefix),
       () => duplicateForNotices(client),
     ));
@@ -342,21 +341,6 @@ function closersOnEnd(client: Redis | Cluster): Set<() => void> {
     });
   }
   return closers;
-}
-
-/** The near cache's bound, or `undefined` when it is off. */
-function nearCacheEntries(
-  option: RedisIdempotencyRecordStoreOptions['nearCache'],
-): number | undefined {
-  if (option === false) return undefined;
-  const maxEntries = option?.maxEntries ?? defaultNearCacheEntries;
-  if (!Number.isInteger(maxEntries) || maxEntries < 1) {
-    throw new InvalidRedisOptionError(
-      'nearCache.maxEntries',
-      `expected a positive whole number, got ${maxEntries}; pass nearCache: false to turn the near cache off.`,
-    );
-  }
-  return maxEntries;
 }
 
 /**

@@ -175,21 +175,35 @@ describe('RedisFlightCoordinator near cache', () => {
     expect(coordinator.nearCacheSize).toBe(3);
   });
 
-  it('keeps no outcome larger than maxChars, and at most maxChars in all', async () => {
-    const { coordinator } = await process({ nearCache: { maxChars: 10 } });
-    const [small, other, large] = [randomUUID(), randomUUID(), randomUUID()];
-    await lead(coordinator, small, '123456');
-    await lead(coordinator, other, '7890');
-    expect(coordinator.nearCacheSize).toBe(2);
-    await lead(coordinator, large, 'x'.repeat(11));
-    expect(coordinator.nearCacheSize).toBe(2);
-    await lead(coordinator, randomUUID(), 'y');
-    // 6 + 4 + 1 > 10: the least recently used went.
-    expect(coordinator.nearCacheSize).toBe(2);
+  it('holds 1 MiB results up to maxBytes, least recently used out first, and none larger than it', async () => {
+    const MiB = 1024 * 1024;
+    const { coordinator } = await process({ nearCache: { maxBytes: 8 * MiB } });
+    const keys = Array.from({ length: 5 }, () => randomUUID());
+    for (const [index, key] of keys.entries())
+      await lead(coordinator, key, String(index).repeat(MiB));
+    // Each counts 256, two per character of its key and 2 MiB for its payload: three fit.
+    expect(coordinator.nearCacheSize).toBe(3);
+    expect(coordinator.nearCacheBytes).toBe(3 * (256 + 2 * keys[0]!.length + 2 * MiB));
+
+    for (const key of keys) await overwrite(key, 'changed');
+    const answers: unknown[] = [];
+    for (const key of keys) answers.push(payloadOf(await coordinator.acquire(key, 'o', 1000)));
+    expect(answers.map((answer) => String(answer).slice(0, 7))).toEqual([
+      'changed',
+      'changed',
+      '2222222',
+      '3333333',
+      '4444444',
+    ]);
+
+    const { coordinator: small } = await process({ nearCache: { maxBytes: 4 * MiB } });
+    await lead(small, randomUUID(), 'x'.repeat(2 * MiB));
+    expect(small.nearCacheSize).toBe(0);
+    expect(small.nearCacheBytes).toBe(0);
   });
 
   it('refuses bounds that are not positive integers', () => {
-    for (const nearCache of [{ maxEntries: 0 }, { maxChars: 1.5 }]) {
+    for (const nearCache of [{ maxEntries: 0 }, { maxBytes: 1.5 }]) {
       expect(() => new RedisFlightCoordinator(redis, { keyPrefix: prefix, nearCache })).toThrow(
         InvalidRedisOptionError,
       );

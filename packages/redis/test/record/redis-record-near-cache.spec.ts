@@ -121,7 +121,7 @@ describe('RedisIdempotencyRecordStore near cache', () => {
     const before = store.nearCacheStats();
     await client.client('KILL', 'ID', id!);
     await eventually(() => store.nearCacheStats()?.listening === false, 'the disconnect');
-    expect(before).toEqual({ entries: 1, listening: true });
+    expect(before).toMatchObject({ entries: 1, listening: true });
     expect(store.nearCacheStats()?.entries).toBe(0);
     await eventually(() => store.nearCacheStats()?.listening === true, 'the resubscription');
     expect(store.nearCacheStats()?.entries).toBe(0);
@@ -143,6 +143,42 @@ describe('RedisIdempotencyRecordStore near cache', () => {
     expect(sent).not.toHaveBeenCalled();
     expect(await store.begin(identities[0]!, 'd1', options)).toEqual({ kind: 'replay', response });
     expect(sent).toHaveBeenCalledTimes(1);
+  });
+
+  it('keeps 1 MiB responses up to nearCache.maxBytes, the least recently used going first', async () => {
+    const MiB = 1024 * 1024;
+    const { store, sent } = await listeningStore({ nearCache: { maxBytes: 8 * MiB } });
+    const large: StoredResponse = {
+      status: 200,
+      headers: {},
+      body: { kind: 'bytes', value: new Uint8Array(MiB).fill(9) },
+    };
+    const identities = Array.from({ length: 10 }, nextIdentity);
+    for (const identity of identities) {
+      await store.complete(acquired(await store.begin(identity, 'd1', options)), large);
+    }
+    // Each counts 256, two per character of identity, digest and headers, and its 1 MiB body.
+    const each = 256 + 2 * (identities[0]!.length + 'd1'.length + '{}'.length) + MiB;
+    expect(identities.every((identity) => identity.length === identities[0]!.length)).toBe(true);
+    expect(store.nearCacheStats()).toEqual({ entries: 7, bytes: 7 * each, listening: true });
+    sent.mockClear();
+    for (const identity of identities.slice(3)) {
+      expect(await store.begin(identity, 'd1', options)).toEqual({
+        kind: 'replay',
+        response: large,
+      });
+    }
+    expect(sent).not.toHaveBeenCalled();
+    expect(await store.begin(identities[0]!, 'd1', options)).toEqual({
+      kind: 'replay',
+      response: large,
+    });
+    expect(sent).toHaveBeenCalledTimes(1);
+    expect(store.nearCacheStats()?.entries).toBe(7);
+
+    const { store: small } = await listeningStore({ nearCache: { maxBytes: MiB } });
+    await small.complete(acquired(await small.begin(nextIdentity(), 'd1', options)), large);
+    expect(small.nearCacheStats()).toEqual({ entries: 0, bytes: 0, listening: true });
   });
 
   it('sends a mismatch and a foreign owner to Redis, which answers them as before', async () => {
@@ -177,6 +213,9 @@ describe('RedisIdempotencyRecordStore near cache', () => {
     expect(store.nearCacheStats()).toBeUndefined();
     expect(() => new RedisIdempotencyRecordStore(client, { nearCache: { maxEntries: 0 } })).toThrow(
       /nearCache\.maxEntries/,
+    );
+    expect(() => new RedisIdempotencyRecordStore(client, { nearCache: { maxBytes: 0.5 } })).toThrow(
+      /nearCache\.maxBytes/,
     );
   });
 });
