@@ -1,6 +1,5 @@
 import {
   Inject,
-  Logger,
   Module,
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
@@ -76,8 +75,6 @@ export class OncelyModule
   extends ConfigurableOncelyModule
   implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown
 {
-  readonly #logger = new Logger('OncelyModule');
-
   /**
    * Nest builds the module; apps import it with `forRoot` or `forRootAsync`.
    *
@@ -114,7 +111,7 @@ export class OncelyModule
    * or is logged as a warning (`'warn'`).
    */
   async onApplicationBootstrap(): Promise<void> {
-    await this.runtime.registerClaims((message) => this.#logger.warn(message));
+    await this.runtime.registerClaims();
   }
 
   /**

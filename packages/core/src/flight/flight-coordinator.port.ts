@@ -1,3 +1,4 @@
+import type { BackendReport } from '../engine/backend-report.port.js';
 import { OncelyError } from '../errors/oncely-error.js';
 
 /**
@@ -10,7 +11,7 @@ import { OncelyError } from '../errors/oncely-error.js';
  * Payloads are opaque strings produced by the engine's codec; a coordinator never parses them.
  * All durations are milliseconds.
  */
-export interface FlightCoordinator {
+export interface FlightCoordinator extends BackendReport {
   /**
    * One round trip deciding what the caller does next: a cached result or cached deterministic
    * error is returned as is; otherwise a free lease is taken (the caller leads, with a fencing

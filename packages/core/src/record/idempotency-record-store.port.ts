@@ -1,3 +1,4 @@
+import type { BackendReport } from '../engine/backend-report.port.js';
 import type { StoredResponse } from './stored-response.js';
 
 /**
@@ -6,7 +7,7 @@ import type { StoredResponse } from './stored-response.js';
  * `TypeOrmIdempotencyRecordStore` in `@oncely/typeorm`, `RedisIdempotencyRecordStore` in
  * `@oncely/redis`. All durations are milliseconds. Expired records are treated as absent.
  */
-export interface IdempotencyRecordStore {
+export interface IdempotencyRecordStore extends BackendReport {
   /**
    * Claims `identity` for the caller, or says why not. `digest` is the full SHA-256 hex of the
    * canonical input: a record with the same identity and another digest is a `mismatch` and is

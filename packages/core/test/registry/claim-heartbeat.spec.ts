@@ -10,6 +10,11 @@ import {
 } from '@oncely/core';
 import { setTimeout as sleep } from 'node:timers/promises';
 
+/** A logger keeping the warnings and dropping the start-up lines. */
+function warningsInto(warnings: string[]): OncelyEngineOptions['logger'] {
+  return { log: () => undefined, warn: (message) => warnings.push(message) };
+}
+
 /** Engines registering their claims in one registry, as services sharing one backend do. */
 describe('claim registration at start-up', () => {
   const created: OncelyEngine[] = [];
@@ -62,9 +67,10 @@ describe('claim registration at start-up', () => {
     const billing = engine(registry, 'billing-api', 'BillingController.pay', {
       onForeignClaim: 'warn',
       events: (event) => events.push(event),
+      logger: warningsInto(warnings),
     });
 
-    await billing.registerClaims((message) => warnings.push(message));
+    await billing.registerClaims();
     await sleep(200); // a few renewals, each seeing the same conflict
 
     expect(warnings).toHaveLength(1);
@@ -88,9 +94,12 @@ describe('claim registration at start-up', () => {
     await sleep(500); // past the 300 ms TTL: renewals keep the entries alive
 
     await replicas[0]!.close();
-    const other = engine(registry, 'other-api', 'Other.pay', { onForeignClaim: 'warn' });
     const warnings: string[] = [];
-    await other.registerClaims((message) => warnings.push(message));
+    const other = engine(registry, 'other-api', 'Other.pay', {
+      onForeignClaim: 'warn',
+      logger: warningsInto(warnings),
+    });
+    await other.registerClaims();
     expect(warnings).toHaveLength(1);
 
     await Promise.all(replicas.map((replica) => replica.close()));
@@ -120,14 +129,47 @@ describe('claim registration at start-up', () => {
       return announce(announcement);
     };
     const warnings: string[] = [];
-    const built = engine(registry, 'orders-api', 'Orders.pay');
-    await built.registerClaims((message) => warnings.push(message));
+    const built = engine(registry, 'orders-api', 'Orders.pay', { logger: warningsInto(warnings) });
+    await built.registerClaims();
     expect(warnings).toEqual([expect.stringMatching(/could not register.*connection refused/)]);
     down = false;
     await sleep(120);
     await expect(engine(registry, 'billing-api', 'Billing.pay').registerClaims()).rejects.toThrow(
       ForeignClaimError,
     );
+  });
+
+  it('waits bootTimeout at most for a registry that does not answer, warns once, and reports a conflict it reveals later', async () => {
+    const registry = new InMemoryClaimRegistry();
+    await engine(registry, 'orders-api', 'Orders.pay').registerClaims();
+    const announce = registry.announce.bind(registry);
+    let answer: () => void = () => undefined;
+    // Billing's announcement hangs until the test answers it; the orders replica renews as usual.
+    registry.announce = (announcement: ClaimAnnouncement) =>
+      announcement.claims[0]?.owner === 'billing-api'
+        ? new Promise((resolve) => (answer = () => resolve(announce(announcement))))
+        : announce(announcement);
+    const warnings: string[] = [];
+    const billing = engine(registry, 'billing-api', 'Billing.pay', {
+      claims: { registry, ttl: 60_000, renewEvery: 20_000 },
+      bootTimeout: 100,
+      logger: warningsInto(warnings),
+    });
+
+    const startedAt = Date.now();
+    await billing.registerClaims();
+    const waited = Date.now() - startedAt;
+
+    expect(waited).toBeGreaterThanOrEqual(95);
+    expect(waited).toBeLessThan(400);
+    expect(warnings).toEqual([
+      "oncely could not register this app's claims (no answer within 100 ms); other services claiming the same operations go unnoticed until it can. Retrying every 20000 ms.",
+    ]);
+    answer();
+    await sleep(20);
+    // Too late to fail the boot: the conflict is warned about instead.
+    expect(warnings).toHaveLength(2);
+    expect(warnings[1]).toMatch(/^Service "billing-api" \(Billing\.pay\) claims/);
   });
 
   it('checks its options', () => {
