@@ -50,7 +50,9 @@ async function probeFailure(
     const answer = await answerWithin(adapter.probe(timeoutMs), timeoutMs);
     return answer.answered ? undefined : `no answer within ${timeoutMs} ms`;
   } catch (error) {
-    return error instanceof Error ? error.message : String(error);
+    // Read rather than `instanceof Error`: a socket's error may come from another realm.
+    const message = (error as { message?: unknown } | null)?.message;
+    return typeof message === 'string' ? message : String(error);
   }
 }
 
