@@ -1,5 +1,6 @@
 import {
   Inject,
+  Logger,
   Module,
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
@@ -111,7 +112,15 @@ export class OncelyModule
    * or is logged as a warning (`'warn'`).
    */
   async onApplicationBootstrap(): Promise<void> {
-    await this.runtime.registerClaims();
+    try {
+      await this.runtime.registerClaims();
+    } catch (error) {
+      // Nest's exception handler logs a failure while the app is created (a record table not
+      // migrated) but not one in a lifecycle hook: logged here the same way, so both boot
+      // failures read alike, then rethrown, so `init()` / `listen()` reject and the boot stops.
+      new Logger('ExceptionHandler').error(error);
+      throw error;
+    }
   }
 
   /**
