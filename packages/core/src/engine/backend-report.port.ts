@@ -1,7 +1,8 @@
 /**
  * What a coordinator or a record store tells the start-up about its backend, for the one line
- * the start-up logs per adapter. Both members are optional: without `describe` the line names the
- * adapter's class; without `probe` the backend counts as reachable.
+ * the start-up logs per adapter (both ports declare these members, kept apart as the ports are).
+ * Both are optional: without `describe` the line names the adapter's class; without `probe` the
+ * backend counts as reachable.
  */
 export interface BackendReport {
   /**

@@ -19,16 +19,13 @@ const SILENT: OncelyLogger = { log: () => undefined, warn: () => undefined };
 export function loggerOption(owner: string, value: unknown, fallback: OncelyLogger): OncelyLogger {
   if (value === undefined) return fallback;
   if (value === false) return SILENT;
-  const candidate = value as Partial<OncelyLogger> | null;
-  if (
-    typeof candidate === 'object' &&
-    candidate !== null &&
-    typeof candidate.log === 'function' &&
-    typeof candidate.warn === 'function'
-  ) {
-    return candidate as OncelyLogger;
-  }
+  if (isLogger(value)) return value;
   throw new OncelyConfigurationError(
     `${owner} option "logger" must be false (no start-up lines nor warnings) or an object with log(message) and warn(message), such as console or Nest's Logger, got ${describeOptionValue(value)}.`,
   );
+}
+
+function isLogger(value: unknown): value is OncelyLogger {
+  const candidate = value as Partial<OncelyLogger> | null;
+  return typeof candidate?.log === 'function' && typeof candidate.warn === 'function';
 }

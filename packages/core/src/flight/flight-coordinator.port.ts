@@ -1,4 +1,3 @@
-import type { BackendReport } from '../engine/backend-report.port.js';
 import { OncelyError } from '../errors/oncely-error.js';
 
 /**
@@ -11,7 +10,7 @@ import { OncelyError } from '../errors/oncely-error.js';
  * Payloads are opaque strings produced by the engine's codec; a coordinator never parses them.
  * All durations are milliseconds.
  */
-export interface FlightCoordinator extends BackendReport {
+export interface FlightCoordinator {
   /**
    * One round trip deciding what the caller does next: a cached result or cached deterministic
    * error is returned as is; otherwise a free lease is taken (the caller leads, with a fencing
@@ -53,6 +52,18 @@ export interface FlightCoordinator extends BackendReport {
 
   /** Releases connections this coordinator created (never those passed in by the user). */
   close(): Promise<void>;
+
+  /**
+   * Optional: what the coordinator works on, for the start-up line (`BackendReport.describe`),
+   * e.g. `Redis redis://127.0.0.1:6379 (prefix oncely:)`; never a secret.
+   */
+  describe?(): string;
+
+  /**
+   * Optional: resolves once the backend answers, rejects within `timeoutMs` when it does not
+   * (`BackendReport.probe`); the start-up then warns once and boots anyway.
+   */
+  probe?(timeoutMs: number): Promise<void>;
 }
 
 /** What `FlightCoordinator.acquire` decided, in one round trip. */

@@ -1,4 +1,3 @@
-import type { BackendReport } from '../engine/backend-report.port.js';
 import type { StoredResponse } from './stored-response.js';
 
 /**
@@ -7,7 +6,7 @@ import type { StoredResponse } from './stored-response.js';
  * `TypeOrmIdempotencyRecordStore` in `@oncely/typeorm`, `RedisIdempotencyRecordStore` in
  * `@oncely/redis`. All durations are milliseconds. Expired records are treated as absent.
  */
-export interface IdempotencyRecordStore extends BackendReport {
+export interface IdempotencyRecordStore {
   /**
    * Claims `identity` for the caller, or says why not. `digest` is the full SHA-256 hex of the
    * canonical input: a record with the same identity and another digest is a `mismatch` and is
@@ -65,6 +64,18 @@ export interface IdempotencyRecordStore extends BackendReport {
    * a client or DataSource it was given. Run once by the engine's `close()`.
    */
   close?(): Promise<void>;
+
+  /**
+   * Optional: what the store works on, for the start-up line (`BackendReport.describe`),
+   * e.g. `TypeORM postgres db:5432/shop (table oncely_idempotency_record)`; never a secret.
+   */
+  describe?(): string;
+
+  /**
+   * Optional: resolves once the backend answers, rejects within `timeoutMs` when it does not
+   * (`BackendReport.probe`); the start-up then warns once and boots anyway.
+   */
+  probe?(timeoutMs: number): Promise<void>;
 }
 
 /** The durations of one `IdempotencyRecordStore.begin`, from the route's options. */

@@ -5,21 +5,19 @@ export type Answer<T> =
 /**
  * Waits for `pending` at most `timeoutMs`: its value, its rejection (rethrown), or
  * `{ answered: false }` when it had not settled by then. `pending` is left running; a rejection
- * it meets later is swallowed here, so the caller who gave up on it need not handle it.
+ * it meets later is handled here (by the race), so the caller who gave up on it need not.
  */
-export function answerWithin<T>(pending: Promise<T>, timeoutMs: number): Promise<Answer<T>> {
-  pending.catch(() => undefined);
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => resolve({ answered: false }), timeoutMs);
-    pending.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve({ answered: true, value });
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
+export async function answerWithin<T>(pending: Promise<T>, timeoutMs: number): Promise<Answer<T>> {
+  let timer: NodeJS.Timeout | undefined;
+  const elapsed = new Promise<Answer<T>>((resolve) => {
+    timer = setTimeout(() => resolve({ answered: false }), timeoutMs);
   });
+  try {
+    return await Promise.race([
+      pending.then((value): Answer<T> => ({ answered: true, value })),
+      elapsed,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
