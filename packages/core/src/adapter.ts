@@ -28,6 +28,8 @@ export type {
 export { DEFAULT_PROTECTION, type RouteKeySpec } from './call/route-options.js';
 /** The business keys and the client's `Idempotency-Key` of one request. */
 export { resolveCallKeys, type CallKeys } from './call/call-keys.js';
+/** Whether a route's keys read the request body, which a framework may need a parser for. */
+export { routeReadsBody } from './call/route-reads-body.js';
 /** The context a handler receives when it runs outside the pipeline (no record, no flight). */
 export { handlerContext } from './call/handler-context.js';
 /** A handler's returned value as a kept body (JSON, bytes or nothing), or a refusal. */

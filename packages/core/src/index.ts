@@ -15,6 +15,8 @@
 export { createOncelyEngine } from './engine/oncely-engine.js';
 export type { OncelyEngine, ProtectedRouteDeclaration } from './engine/oncely-engine.js';
 export type { OncelyEngineOptions } from './engine/oncely-engine.options.js';
+/** Where the start-up's lines and oncely's warnings go (the `logger` option). */
+export type { OncelyLogger } from './engine/oncely-logger.js';
 export type { SecurityOptions } from './engine/secure-engines.js';
 export type { EncryptedRecordStoreOptions } from './security/encrypted-idempotency-record.store.js';
 export type { EncryptionKey, EncryptionOptions } from './security/encryption-keyring.js';
@@ -85,6 +87,8 @@ export type {
   TransactionalIdempotencyRecordStore,
 } from './record/transactional-idempotency-record-store.port.js';
 export type { StoredBody, StoredResponse } from './record/stored-response.js';
+/** What a coordinator or store tells the start-up: what it works on, and whether it answers. */
+export type { BackendReport } from './engine/backend-report.port.js';
 export type { QuotaDecision, RecordQuota } from './security/record-quota.port.js';
 export type {
   ForceReleaseOutcome,

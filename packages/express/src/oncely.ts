@@ -105,17 +105,21 @@ export class Oncely {
   }
 
   /**
-   * Runs the store's start-up check and starts its background work (`OncelyEngine.start`), then
-   * registers the claims of the middleware created so far where the records go, renewed until
-   * `close()` (`OncelyEngine.registerClaims`). Await it before `app.listen()`, once the routes are
-   * mounted: a record table that is missing or not migrated, or another service's live claim on
-   * one of the operations (`onForeignClaim: 'fail'`, `ForeignClaimError`), stops the boot instead
-   * of failing requests. A failed start closes what oncely owns. Middleware created later joins
-   * the registry on the next renewal, where a conflict can only be warned about.
+   * Runs the store's start-up check and starts its background work (`OncelyEngine.start`), logs
+   * one line per adapter saying what it works on (a warning instead for a backend that does not
+   * answer within `bootTimeout`: the app boots anyway), then registers the claims of the
+   * middleware created so far where the records go, renewed until `close()`
+   * (`OncelyEngine.registerClaims`). Lines and warnings go to the `logger` option (`console` by
+   * default). Await it before `app.listen()`, once the routes are mounted: a record table that is
+   * missing or not migrated (`RecordTableNotMigratedError`), or another service's live claim on
+   * one of the operations (`onForeignClaim: 'fail'`, `ForeignClaimError`), rejects it, both the
+   * same way, instead of failing requests. A failed start closes what oncely owns. Middleware
+   * created later joins the registry on the next renewal, where a conflict can only be warned
+   * about.
    */
   async start(): Promise<void> {
     await this.#engine.start();
-    await this.#engine.registerClaims((message) => console.warn(message));
+    await this.#engine.registerClaims();
   }
 
   /**

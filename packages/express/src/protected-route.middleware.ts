@@ -2,12 +2,14 @@ import { toProblemResponse, type KeyContext } from '@oncely/core';
 import {
   expressFreshness,
   resolveCallKeys,
+  routeReadsBody,
   writeHttpResponse,
   type HttpResponse,
   type ProtectedCallExecutor,
   type ProtectedRoute,
 } from '@oncely/core/adapter';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { BodyNotParsedError } from './body-not-parsed.error.js';
 import { reportDownstreamErrors } from './downstream-errors.js';
 import type { BodyValidator } from './oncely-express-options.interface.js';
 import { RouteCall } from './route-call.js';
@@ -20,7 +22,8 @@ export interface ProtectedRouteMiddlewareOptions {
 }
 
 /**
- * The middleware behind `idempotent()` and `singleFlight()`. In order: validate the body, build
+ * The middleware behind `idempotent()` and `singleFlight()`. In order: refuse a request whose
+ * key reads a body nothing parsed (`BodyNotParsedError`), validate the body, build
  * the keys from the request, then let core's executor decide (run the rest of the route, share,
  * replay, refuse). oncely's errors become problem+json through core's one mapping; anything else
  * (the handler's own errors included) goes to `next(error)`, to the app's error handling.
@@ -31,11 +34,15 @@ export interface ProtectedRouteMiddlewareOptions {
  */
 export function protectedRouteMiddleware(options: ProtectedRouteMiddlewareOptions): RequestHandler {
   const { route, executor, resolveUser, validate } = options;
+  const readsBody = routeReadsBody(route);
 
   const middleware = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     reportDownstreamErrors(req, middleware);
     let call: RouteCall | undefined;
     try {
+      // Every body parser sets `req.body` (Express 5's may set it to undefined, for a request
+      // without a body); without one the property does not exist.
+      if (readsBody && !('body' in req)) throw new BodyNotParsedError(route.name);
       if (validate) req.body = await validate(req.body, req);
       const keys = resolveCallKeys(route, await keyContextOf(req, resolveUser));
       const result = await executor.execute({

@@ -77,8 +77,6 @@ export class OncelyModule
   extends ConfigurableOncelyModule
   implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown
 {
-  readonly #logger = new Logger('OncelyModule');
-
   /**
    * Nest builds the module; apps import it with `forRoot` or `forRootAsync`.
    *
@@ -116,7 +114,15 @@ export class OncelyModule
    * or is logged as a warning (`'warn'`).
    */
   async onApplicationBootstrap(): Promise<void> {
-    await this.runtime.registerClaims((message) => this.#logger.warn(message));
+    try {
+      await this.runtime.registerClaims();
+    } catch (error) {
+      // Nest's exception handler logs a failure while the app is created (a record table not
+      // migrated) but not one in a lifecycle hook: logged here the same way, so both boot
+      // failures read alike, then rethrown, so `init()` / `listen()` reject and the boot stops.
+      new Logger('ExceptionHandler').error(error);
+      throw error;
+    }
   }
 
   /**

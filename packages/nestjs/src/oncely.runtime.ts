@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import {
   createOncelyEngine,
   type OncelyEngine,
@@ -55,7 +56,12 @@ export class OncelyRuntime {
     const standbys = new StandbyRegistry(
       positiveIntegerOption(OWNER, 'maxStandbys', maxStandbys, DEFAULT_MAX_STANDBYS),
     );
-    const engine = createOncelyEngine({ ...engineOptions, owner: OWNER });
+    const engine = createOncelyEngine({
+      ...engineOptions,
+      // Nest's own logger by default, so oncely's lines follow the app's logger settings.
+      logger: engineOptions.logger ?? new Logger(OWNER),
+      owner: OWNER,
+    });
     return new OncelyRuntime(engine, standbys, validation, appValidation, settlesRmq, keyContext);
   }
 
@@ -107,8 +113,8 @@ export class OncelyRuntime {
    * one of its operations and `onForeignClaim` is `'fail'`. The module calls it at bootstrap,
    * once every route is found.
    */
-  registerClaims(warn: (message: string) => void): Promise<void> {
-    return this.engine.registerClaims(warn);
+  registerClaims(): Promise<void> {
+    return this.engine.registerClaims();
   }
 
   /** Stops renewing the app's claims and withdraws them (`OncelyEngine.withdrawClaims`). */

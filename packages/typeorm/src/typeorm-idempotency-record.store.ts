@@ -20,6 +20,8 @@ import {
 } from '@oncely/core/adapter';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { CallTransaction } from './call-transaction.js';
+import { dataSourceAddress } from './data-source-address.js';
+import { recordTableName } from './record-table.js';
 import { TypeOrmClaimRegistry } from './typeorm-claim.registry.js';
 import { guardTransactionalWrites } from './guard-transactional-writes.js';
 import { discardIfSessionEnded, query, type StatementResult } from './record-connection.js';
@@ -108,6 +110,11 @@ export class TypeOrmIdempotencyRecordStore
       this.purgeSchedule?.start();
     })();
     return this.starting;
+  }
+
+  /** What the start-up line says: `TypeORM postgres host:5432/db (table …)`, no password. */
+  describe(): string {
+    return `TypeORM ${dataSourceAddress(this.dataSource.options)} (table ${recordTableName})`;
   }
 
   /**

@@ -86,6 +86,8 @@ export function claimSettingsOf(
 export function claimTargetsOf(
   settings: ClaimSettings,
   engines: { readonly coordinator: object; readonly store: object },
+  /** Adapters found unreachable at start-up: their registries are not waited for at first. */
+  unreachable: ReadonlySet<object> = new Set(),
 ): ClaimTarget[] {
   if (settings.registry) {
     return [{ registry: settings.registry, mechanisms: new Set(['idempotency', 'single-flight']) }];
@@ -95,12 +97,14 @@ export function claimTargetsOf(
     targets.push({
       registry: engines.store.claimRegistry(),
       mechanisms: new Set(['idempotency']),
+      deferred: unreachable.has(engines.store),
     });
   }
   if (isClaimRegistrySource(engines.coordinator)) {
     targets.push({
       registry: engines.coordinator.claimRegistry(),
       mechanisms: new Set(['single-flight']),
+      deferred: unreachable.has(engines.coordinator),
     });
   }
   return targets;

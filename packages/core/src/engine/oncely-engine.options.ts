@@ -5,6 +5,7 @@ import type { ProtectionDefaults } from '../call/route-options.js';
 import type { CallTracer } from '../tracing/call-tracer.port.js';
 import type { OnForeignClaim } from '../registry/claim-heartbeat.js';
 import type { ClaimOptions } from './claim-setup.js';
+import type { OncelyLogger } from './oncely-logger.js';
 import type { SecurityOptions } from './secure-engines.js';
 
 /** What every integration (the Nest module, `createOncely()`) configures oncely's engines with. */
@@ -70,6 +71,19 @@ export interface OncelyEngineOptions extends SecurityOptions {
    */
   readonly claims?: ClaimOptions | false;
   /**
+   * Where the start-up's lines go (one per adapter, saying what it works on, never a password)
+   * and oncely's warnings (an unreachable backend, a foreign claim): `console` by default in
+   * Express and `createOncelyEngine`, Nest's `Logger` in the Nest module; `false` silences both.
+   */
+  readonly logger?: OncelyLogger | false;
+  /**
+   * How long the start-up waits for a backend, in milliseconds (default 1000): for each adapter
+   * to answer its reachability check, then for the first registration of the app's claims. A
+   * backend silent past it is warned about once and the app boots anyway; its claims are
+   * registered by a later renewal. The withdrawal of claims at shutdown waits as long at most.
+   */
+  readonly bootTimeout?: number;
+  /**
    * Names the entry point in error messages, e.g. `OncelyModule` or `createOncely()`.
    * Default: `createOncelyEngine()`.
    */
@@ -96,5 +110,7 @@ export const ENGINE_OPTION_NAMES: ReadonlySet<string> = new Set(
     claims: true,
     encryption: true,
     recordQuota: true,
+    logger: true,
+    bootTimeout: true,
   } satisfies Record<Exclude<keyof OncelyEngineOptions, 'owner'>, true>),
 );

@@ -10,12 +10,19 @@ import { InMemoryIdempotencyRecordStore } from '../record/in-memory-idempotency-
 import { isTransactionalRecordStore } from '../record/transactional-idempotency-record-store.port.js';
 import { ClaimHeartbeat } from '../registry/claim-heartbeat.js';
 import type { RegistryClaim } from '../registry/registry-claim.js';
+import { checkBackends } from './backend-check.js';
 import { claimSettingsOf, claimTargetsOf, type ClaimSettings } from './claim-setup.js';
 import { CallTracing } from './call-tracing.js';
 import { DeclaredRoutes } from './declared-routes.js';
 import type { OncelyEventListener } from '../events/oncely-event.js';
 import { ENGINE_OPTION_NAMES, type OncelyEngineOptions } from './oncely-engine.options.js';
-import { coordinatorOption, refuseUnknownOptions, storeOption } from './option-checks.js';
+import { loggerOption, type OncelyLogger } from './oncely-logger.js';
+import {
+  coordinatorOption,
+  positiveIntegerOption,
+  refuseUnknownOptions,
+  storeOption,
+} from './option-checks.js';
 import { createProtectionEngines } from './protection-engines.js';
 import type { ProtectedRouteDeclaration } from './protected-route.declaration.js';
 import { eventListenersOf, refuseInMemoryInProduction } from './protection-setup.js';
@@ -61,8 +68,10 @@ export interface OncelyEngine {
    * (`IdempotencyRecordStore.start`) once: its readiness check (the TypeORM store refuses a
    * record table that is missing or not migrated) and its background work (a purge schedule).
    * Await it before serving; the Nest module does. When it fails the engine closes what it owns,
-   * so a refused boot leaves no connection open behind it, and the error is rethrown. Calling it
-   * again returns the same promise.
+   * so a refused boot leaves no connection open behind it, and the error is rethrown. Then it
+   * logs one line per adapter saying what it works on, or warns once about one whose backend
+   * does not answer within `bootTimeout` (the app still boots). Calling it again returns the
+   * same promise.
    */
   start(): Promise<void>;
   /**
@@ -71,11 +80,11 @@ export interface OncelyEngine {
    * Nest module does at bootstrap, Express's `start()` does). A live claim of another service on
    * one of the operations rejects with `ForeignClaimError` under `onForeignClaim: 'fail'`, after
    * closing what the engine owns; under `'warn'` it goes to `warn` and to a `foreign_claim`
-   * event. Calling it again returns the same promise.
-   *
-   * @param warn where warnings go; default `console.warn`.
+   * event, warnings going to the `logger`. It waits `bootTimeout` at most for a registry, and not
+   * at all for one on a backend `start()` found unreachable: those are registered by a later
+   * renewal, where a conflict can only be warned about. Calling it again returns the same promise.
    */
-  registerClaims(warn?: (message: string) => void): Promise<void>;
+  registerClaims(): Promise<void>;
   /**
    * Stops renewing this instance's claims and withdraws them (other replicas' stay); `close()`
    * does it too. Call it while the clients the registries use are still open: the Nest module
@@ -112,6 +121,13 @@ export function createOncelyEngine(options: OncelyEngineOptions): OncelyEngine {
   };
   refuseInMemoryInProduction(owner, options);
   const events = eventListenersOf(owner, options.events);
+  const logger = loggerOption(owner, options.logger, console);
+  const bootTimeoutMs = positiveIntegerOption(
+    owner,
+    'bootTimeout',
+    options.bootTimeout,
+    DEFAULT_BOOT_TIMEOUT_MS,
+  );
   const tracing = new CallTracing(owner, options.tracing);
   const plain = {
     coordinator: given.coordinator ?? new InMemoryFlightCoordinator(),
@@ -138,9 +154,14 @@ export function createOncelyEngine(options: OncelyEngineOptions): OncelyEngine {
     ...(aliases && { serviceAliases: aliases }),
     events,
     tracing,
+    logger,
+    bootTimeoutMs,
     owned: closablesOf(plain),
   });
 }
+
+/** Default `bootTimeout`: how long the start-up waits for a backend, 1 s. */
+export const DEFAULT_BOOT_TIMEOUT_MS = 1_000;
 
 /** What the engine closes: the coordinator and the store, if it has a `close()`. */
 function closablesOf(engines: { coordinator: object; store: object }): Closable[] {
@@ -155,6 +176,8 @@ class Engine implements OncelyEngine {
   #registering: Promise<void> | undefined;
   #heartbeat: ClaimHeartbeat | undefined;
   #closing: Promise<void> | undefined;
+  /** The adapters whose backend did not answer at start-up. */
+  #unreachable: ReadonlySet<object> = new Set();
 
   constructor(
     private readonly routes: DeclaredRoutes,
@@ -170,6 +193,8 @@ class Engine implements OncelyEngine {
       readonly serviceAliases?: ReadonlySet<string>;
       readonly events: readonly OncelyEventListener[];
       readonly tracing: CallTracing;
+      readonly logger: OncelyLogger;
+      readonly bootTimeoutMs: number;
       readonly owned: readonly Closable[];
     },
   ) {
@@ -215,28 +240,38 @@ class Engine implements OncelyEngine {
   }
 
   async #start(): Promise<void> {
+    const { tracing, givenStore, plain, logger, bootTimeoutMs } = this.parts;
     try {
-      await this.parts.tracing.ready();
-      await this.parts.givenStore.start?.();
+      await tracing.ready();
+      await givenStore.start?.();
     } catch (error) {
       await this.close();
       throw error;
     }
+    this.#unreachable = await checkBackends(
+      [
+        { role: 'flight coordinator', adapter: plain.coordinator },
+        { role: 'record store', adapter: plain.store },
+      ],
+      logger,
+      bootTimeoutMs,
+    );
   }
 
-  registerClaims(warn: (message: string) => void = console.warn): Promise<void> {
-    this.#registering ??= this.#registerClaims(warn);
+  registerClaims(): Promise<void> {
+    this.#registering ??= this.#registerClaims();
     return this.#registering;
   }
 
-  async #registerClaims(warn: (message: string) => void): Promise<void> {
-    const { claims, plain, events, serviceAliases } = this.parts;
+  async #registerClaims(): Promise<void> {
+    const { claims, plain, events, serviceAliases, logger, bootTimeoutMs } = this.parts;
     if (claims === undefined || this.#closing) return;
-    const heartbeat = new ClaimHeartbeat(claimTargetsOf(claims, plain), {
+    const heartbeat = new ClaimHeartbeat(claimTargetsOf(claims, plain, this.#unreachable), {
       ...claims,
       ...(serviceAliases && { serviceAliases }),
       events,
-      warn,
+      warn: (message) => logger.warn(message),
+      bootTimeoutMs,
     });
     this.#heartbeat = heartbeat;
     try {

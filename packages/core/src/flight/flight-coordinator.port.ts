@@ -52,6 +52,18 @@ export interface FlightCoordinator {
 
   /** Releases connections this coordinator created (never those passed in by the user). */
   close(): Promise<void>;
+
+  /**
+   * Optional: what the coordinator works on, for the start-up line (`BackendReport.describe`),
+   * e.g. `Redis redis://127.0.0.1:6379 (prefix oncely:)`; never a secret.
+   */
+  describe?(): string;
+
+  /**
+   * Optional: resolves once the backend answers, rejects within `timeoutMs` when it does not
+   * (`BackendReport.probe`); the start-up then warns once and boots anyway.
+   */
+  probe?(timeoutMs: number): Promise<void>;
 }
 
 /** What `FlightCoordinator.acquire` decided, in one round trip. */

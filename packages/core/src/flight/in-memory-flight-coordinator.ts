@@ -235,6 +235,11 @@ export class InMemoryFlightCoordinator
     for (const key of this.#states.keys()) this.#live(key, now);
   }
 
+  /** What the start-up log calls it. */
+  describe(): string {
+    return 'in-memory (this process only)';
+  }
+
   /** Stops the sweep timer and wakes every pending `waitForNotice`; state stays readable. */
   async close(): Promise<void> {
     clearInterval(this.#sweeper);

@@ -73,6 +73,11 @@ export const ProblemType = {
   unstorableValue: 'urn:oncely:problem:unstorable-value',
   /** 500: a transactional handler wrote beside its transaction; the call was rolled back. */
   writeOutsideTransaction: 'urn:oncely:problem:write-outside-transaction',
+  /**
+   * 500: the route's key reads the body and no body parser ran before oncely (Express without
+   * `express.json()`); nothing was locked, run or kept.
+   */
+  bodyNotParsed: 'urn:oncely:problem:body-not-parsed',
 } as const;
 
 interface ProblemCase {
@@ -247,6 +252,14 @@ const CASES: Readonly<Record<string, (error: Fields) => ProblemCase>> = {
     title: 'Write outside the request transaction',
     status: 500,
     detail: 'The request was rolled back and nothing was kept; a retry runs it again.',
+  }),
+  // A server set-up error no retry can fix: 500, with no Retry-After. Its message names the
+  // missing body parser and nothing of the request, so it is the detail: that is where the
+  // developer looks first.
+  body_not_parsed: () => ({
+    type: ProblemType.bodyNotParsed,
+    title: 'Request body not parsed',
+    status: 500,
   }),
 };
 

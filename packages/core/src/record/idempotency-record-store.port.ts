@@ -65,6 +65,18 @@ export interface IdempotencyRecordStore {
    * a client or DataSource it was given. Run once by the engine's `close()`.
    */
   close?(): Promise<void>;
+
+  /**
+   * Optional: what the store works on, for the start-up line (`BackendReport.describe`),
+   * e.g. `TypeORM postgres db:5432/shop (table oncely_idempotency_record)`; never a secret.
+   */
+  describe?(): string;
+
+  /**
+   * Optional: resolves once the backend answers, rejects within `timeoutMs` when it does not
+   * (`BackendReport.probe`); the start-up then warns once and boots anyway.
+   */
+  probe?(timeoutMs: number): Promise<void>;
 }
 
 /** The durations of one `IdempotencyRecordStore.begin`, from the route's options. */

@@ -122,6 +122,11 @@ export class InMemoryIdempotencyRecordStore
     this.nextSweepAt = this.clock.now() + this.sweepIntervalMs;
   }
 
+  /** What the start-up log calls it. */
+  describe(): string {
+    return 'in-memory (this process only)';
+  }
+
   /** How many records are held, expired ones included until they are swept. */
   get size(): number {
     return this.records.size;

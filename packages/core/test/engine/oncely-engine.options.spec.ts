@@ -48,7 +48,7 @@ describe('createOncelyEngine options', () => {
 
   it('refuses an option it does not read, naming the entry point and the option meant', () => {
     expect(refusal({ namespace: 'shop', servce: 'shop-api', owner: 'createOncely()' })).toBe(
-      'createOncely() has no option "servce": did you mean "service"? Its options are namespace, service, serviceAliases, coordinator, store, allowInMemory, defaults, events, tracing, onForeignClaim, claims, encryption, recordQuota.',
+      'createOncely() has no option "servce": did you mean "service"? Its options are namespace, service, serviceAliases, coordinator, store, allowInMemory, defaults, events, tracing, onForeignClaim, claims, encryption, recordQuota, logger, bootTimeout.',
     );
     expect(refusal({ Namespace: 'shop' })).toMatch(
       /^createOncelyEngine\(\) has no option "Namespace": did you mean "namespace"\?/,

@@ -10,6 +10,11 @@ import {
 } from '@oncely/core';
 import { setTimeout as sleep } from 'node:timers/promises';
 
+/** A logger keeping the warnings and dropping the start-up lines. */
+function warningsInto(warnings: string[]): OncelyEngineOptions['logger'] {
+  return { log: () => undefined, warn: (message) => warnings.push(message) };
+}
+
 /** Engines registering their claims in one registry, as services sharing one backend do. */
 describe('claim registration at start-up', () => {
   const created: OncelyEngine[] = [];
@@ -65,9 +70,10 @@ describe('claim registration at start-up', () => {
     const billing = engine(registry, 'billing-api', 'BillingController.pay', {
       onForeignClaim: 'warn',
       events: (event) => events.push(event),
+      logger: warningsInto(warnings),
     });
 
-    await billing.registerClaims((message) => warnings.push(message));
+    await billing.registerClaims();
     await sleep(200); // a few renewals, each seeing the same conflict
 
     expect(warnings).toHaveLength(1);
@@ -91,9 +97,12 @@ describe('claim registration at start-up', () => {
     await sleep(500); // past the 300 ms TTL: renewals keep the entries alive
 
     await replicas[0]!.close();
-    const other = engine(registry, 'other-api', 'Other.pay', { onForeignClaim: 'warn' });
     const warnings: string[] = [];
-    await other.registerClaims((message) => warnings.push(message));
+    const other = engine(registry, 'other-api', 'Other.pay', {
+      onForeignClaim: 'warn',
+      logger: warningsInto(warnings),
+    });
+    await other.registerClaims();
     expect(warnings).toHaveLength(1);
 
     await Promise.all(replicas.map((replica) => replica.close()));
@@ -104,22 +113,24 @@ describe('claim registration at start-up', () => {
   it('lets a service being renamed boot beside the names it lists in serviceAliases, through every step, and still fails an unrelated one', async () => {
     const registry = new InMemoryClaimRegistry();
     const warnings: string[] = [];
-    const warn = (message: string) => warnings.push(message);
     const events: OncelyEvent[] = [];
-    const seen = { events: (event: OncelyEvent) => events.push(event) };
+    const seen = {
+      events: (event: OncelyEvent) => events.push(event),
+      logger: warningsInto(warnings),
+    };
     // Step 0: the fleet as it runs. Step 1 rolls out beside it: the old name, accepting the new.
     const step0 = engine(registry, 'shop', 'Orders.pay', seen);
-    await step0.registerClaims(warn);
+    await step0.registerClaims();
     await engine(registry, 'shop', 'Orders.pay', {
       ...seen,
       serviceAliases: ['shop-api'],
-    }).registerClaims(warn);
+    }).registerClaims();
     await step0.close();
     // Step 2: the new name, accepting the old one, beside the step-1 replicas.
     await engine(registry, 'shop-api', 'Orders.pay', {
       ...seen,
       serviceAliases: ['shop'],
-    }).registerClaims(warn);
+    }).registerClaims();
     await sleep(200); // a few renewals of the step-1 replica, which now sees shop-api's claim
 
     const unrelated = engine(registry, 'billing-api', 'Billing.pay');
@@ -131,7 +142,7 @@ describe('claim registration at start-up', () => {
     ]);
     // Step 3, once the old name is gone: the new name alone.
     await created[1]!.close();
-    await engine(registry, 'shop-api', 'Orders.pay', seen).registerClaims(warn);
+    await engine(registry, 'shop-api', 'Orders.pay', seen).registerClaims();
 
     expect(warnings).toEqual([]);
     expect(events).toEqual([]);
@@ -159,14 +170,47 @@ describe('claim registration at start-up', () => {
       return announce(announcement);
     };
     const warnings: string[] = [];
-    const built = engine(registry, 'orders-api', 'Orders.pay');
-    await built.registerClaims((message) => warnings.push(message));
+    const built = engine(registry, 'orders-api', 'Orders.pay', { logger: warningsInto(warnings) });
+    await built.registerClaims();
     expect(warnings).toEqual([expect.stringMatching(/could not register.*connection refused/)]);
     down = false;
     await sleep(120);
     await expect(engine(registry, 'billing-api', 'Billing.pay').registerClaims()).rejects.toThrow(
       ForeignClaimError,
     );
+  });
+
+  it('waits bootTimeout at most for a registry that does not answer, warns once, and reports a conflict it reveals later', async () => {
+    const registry = new InMemoryClaimRegistry();
+    await engine(registry, 'orders-api', 'Orders.pay').registerClaims();
+    const announce = registry.announce.bind(registry);
+    let answer: () => void = () => undefined;
+    // Billing's announcement hangs until the test answers it; the orders replica renews as usual.
+    registry.announce = (announcement: ClaimAnnouncement) =>
+      announcement.claims[0]?.owner === 'billing-api'
+        ? new Promise((resolve) => (answer = () => resolve(announce(announcement))))
+        : announce(announcement);
+    const warnings: string[] = [];
+    const billing = engine(registry, 'billing-api', 'Billing.pay', {
+      claims: { registry, ttl: 60_000, renewEvery: 20_000 },
+      bootTimeout: 100,
+      logger: warningsInto(warnings),
+    });
+
+    const startedAt = Date.now();
+    await billing.registerClaims();
+    const waited = Date.now() - startedAt;
+
+    expect(waited).toBeGreaterThanOrEqual(95);
+    expect(waited).toBeLessThan(400);
+    expect(warnings).toEqual([
+      "oncely could not register this app's claims (no answer within 100 ms); other services claiming the same operations go unnoticed until it can. Retrying every 20000 ms.",
+    ]);
+    answer();
+    await sleep(20);
+    // Too late to fail the boot: the conflict is warned about instead.
+    expect(warnings).toHaveLength(2);
+    expect(warnings[1]).toMatch(/^Service "billing-api" \(Billing\.pay\) claims/);
   });
 
   it('checks its options', () => {

@@ -13,8 +13,10 @@ import { RedisClaimRegistry } from '../claims/redis-claim.registry.js';
 import { InvalidRedisOptionError } from '../connection/invalid-redis-option.error.js';
 import { keyPrefix } from '../connection/key-prefix.js';
 import { nearCacheBoundsOf } from '../connection/near-cache-bounds.js';
+import { redisAddress } from '../connection/redis-address.js';
 import { RedisAvailability } from '../connection/redis-availability.js';
 import { coordinatorClient, duplicateForNotices } from '../connection/redis-clients.js';
+import { probeRedis } from '../connection/redis-probe.js';
 import type { RedisConnection } from '../connection/redis-connection.js';
 import { toFlightInspection } from './flight-inspection.js';
 import { businessKeyOf, flightKey, flightKeyPattern } from './flight-keys.js';
@@ -262,6 +264,16 @@ export class RedisFlightCoordinator
   claimRegistry(): RedisClaimRegistry {
     this.#claims ??= new RedisClaimRegistry(this.client, { keyPrefix: this.keyPrefix });
     return this.#claims;
+  }
+
+  /** What the start-up line says: `Redis redis://host:port (prefix oncely:)`, no password. */
+  describe(): string {
+    return `${redisAddress(this.client)} (prefix ${this.keyPrefix})`;
+  }
+
+  /** Resolves once Redis answers a PING; rejects within `timeoutMs` otherwise (`probeRedis`). */
+  probe(timeoutMs: number): Promise<void> {
+    return probeRedis(this.client, timeoutMs);
   }
 
   waitForNotice(key: string, timeoutMs: number, signal?: AbortSignal): Promise<void> {

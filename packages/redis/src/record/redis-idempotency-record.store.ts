@@ -14,7 +14,9 @@ import { RedisClaimRegistry } from '../claims/redis-claim.registry.js';
 import { InvalidRedisOptionError } from '../connection/invalid-redis-option.error.js';
 import { keyPrefix } from '../connection/key-prefix.js';
 import { nearCacheBoundsOf } from '../connection/near-cache-bounds.js';
+import { redisAddress } from '../connection/redis-address.js';
 import { createClient, duplicateForNotices, isClient } from '../connection/redis-clients.js';
+import { probeRedis } from '../connection/redis-probe.js';
 import type { RedisConnection } from '../connection/redis-connection.js';
 import { recordKeys, type RecordKeys } from './record-key.js';
 import { RecordNearCache, recordNoticesChannel, type NearCacheStats } from './record-near-cache.js';
@@ -280,6 +282,16 @@ export class RedisIdempotencyRecordStore implements IdempotencyRecordStore, Clai
   claimRegistry(): RedisClaimRegistry {
     this.#claims ??= new RedisClaimRegistry(this.client, { keyPrefix: this.keyPrefix });
     return this.#claims;
+  }
+
+  /** What the start-up line says: `Redis redis://host:port (prefix oncely:)`, no password. */
+  describe(): string {
+    return `${redisAddress(this.client)} (prefix ${this.keyPrefix})`;
+  }
+
+  /** Resolves once Redis answers a PING; rejects within `timeoutMs` otherwise (`probeRedis`). */
+  probe(timeoutMs: number): Promise<void> {
+    return probeRedis(this.client, timeoutMs);
   }
 
   /**

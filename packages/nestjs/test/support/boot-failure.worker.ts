@@ -1,0 +1,7 @@
+// An app whose boot fails, in its own process, started the way a real app's main.ts starts it.
+// Nest's DI needs decorator metadata, which tsx does not emit: register the SWC hooks first,
+// then load the app through them.
+import { register } from 'node:module';
+
+register('./swc-hooks.mjs', import.meta.url);
+await import(new URL('./boot-failure.app.ts', import.meta.url).href);
