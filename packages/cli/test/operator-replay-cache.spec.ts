@@ -15,6 +15,7 @@ const root = fileURLToPath(new URL('../../../', import.meta.url));
 /** An app on the schema's records: one idempotent route counting its runs per key. */
 function paymentsApp(oncely: Oncely) {
   const app = express();
+  app.use(express.json());
   const runs = new Map<string, number>();
   app.post(
     '/payments',
