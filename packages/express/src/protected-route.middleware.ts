@@ -22,7 +22,9 @@ export interface ProtectedRouteMiddlewareOptions {
  * The middleware behind `idempotent()` and `singleFlight()`. In order: validate the body, build
  * the keys from the request, then let core's executor decide (run the rest of the route, share,
  * replay, refuse). oncely's errors become problem+json through core's one mapping; anything else
- * (the handler's own errors included) goes to `next(error)`, to the app's error handling.
+ * (the handler's own errors included) goes to `next(error)`, to the app's error handling. A
+ * `HEAD` (Express routes it to the `GET` handler) is a read-only call; an `OPTIONS` passes
+ * straight through.
  *
  * The route's response is held back whole (several writes, a piped stream, `res.sendFile`) and
  * sent only once the executor is done, exactly as kept; a response that cannot be kept whole is
@@ -32,6 +34,11 @@ export function protectedRouteMiddleware(options: ProtectedRouteMiddlewareOption
   const { route, executor, resolveUser, validate } = options;
 
   const middleware = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    // A preflight (`app.all`, `app.use`, `cors` with `preflightContinue`) is no operation.
+    if (req.method === 'OPTIONS') {
+      next();
+      return;
+    }
     reportDownstreamErrors(req, middleware);
     let call: RouteCall | undefined;
     try {
@@ -40,6 +47,7 @@ export function protectedRouteMiddleware(options: ProtectedRouteMiddlewareOption
       const result = await executor.execute({
         route,
         keys,
+        readOnly: req.method === 'HEAD',
         handler: (context) => {
           call = RouteCall.run(req, res, route, context, next);
           return call.response;

@@ -27,6 +27,7 @@ import type { Server } from 'node:http';
 import { AllExceptionsFilter, ConformanceAuthGuard, TimeoutInterceptor } from './app-layers.js';
 import { collisionControllers } from './collision.controllers.js';
 import { IdempotentRoutesController } from './idempotent-routes.controller.js';
+import { ReadMethodRoutesController } from './read-method-routes.controller.js';
 import { SingleFlightRoutesController } from './single-flight-routes.controller.js';
 
 export type NestPlatform = 'express' | 'fastify';
@@ -63,7 +64,11 @@ async function startNestApp(
   const engines = await backend.engines();
   // A boot that fails (a refused option, clashing routes) still frees the backend's engines.
   try {
-    const controllers: Type[] = [IdempotentRoutesController, SingleFlightRoutesController];
+    const controllers: Type[] = [
+      IdempotentRoutesController,
+      SingleFlightRoutesController,
+      ReadMethodRoutesController,
+    ];
     if (settings.collidingRoutes) {
       controllers.push(...collisionControllers(settings.collidingRoutes === 'shared'));
     }

@@ -12,6 +12,7 @@ import { heldKeyCases } from './held-key.cases.js';
 import { hostileInputCases } from './hostile-input.cases.js';
 import { idempotencyCases } from './idempotency.cases.js';
 import { rawResponseCases } from './raw-response.cases.js';
+import { readMethodCases } from './read-method.cases.js';
 import { scopeIdentityCases } from './scope-identity.cases.js';
 import { serializerCases } from './serializer.cases.js';
 import { singleFlightCases } from './single-flight.cases.js';
@@ -28,6 +29,7 @@ export const HTTP_CONFORMANCE_CASES: readonly CaseDefinition[] = [
   ...validationCases,
   ...statusCases,
   ...singleFlightCases,
+  ...readMethodCases,
   ...serializerCases,
   ...heldKeyCases,
   ...rawResponseCases,
