@@ -5,6 +5,18 @@ import { InstrumentedCoordinator } from './instrumented-coordinator.js';
 const READER: FlightRunOptions = { neverLead: true, resultTtl: 60_000 };
 const WRITER: FlightRunOptions = { resultTtl: 60_000 };
 
+/** Work answering `run <n>` for its n-th execution; the first waits until `gate` resolves. */
+function countedWork() {
+  const gate = deferred();
+  let executions = 0;
+  const work = async () => {
+    const execution = (executions += 1);
+    if (execution === 1) await gate.promise;
+    return `run ${execution}`;
+  };
+  return { work, gate, executions: () => executions };
+}
+
 describe('SingleFlight: a caller that never leads (neverLead)', () => {
   let memory: InMemoryFlightCoordinator;
   let coordinator: InstrumentedCoordinator;
@@ -19,8 +31,8 @@ describe('SingleFlight: a caller that never leads (neverLead)', () => {
   afterEach(() => memory.close());
 
   it('where it would lead, lets the lease go at once, runs its work and stores nothing', async () => {
-    let executions = 0;
-    const work = async () => `run ${(executions += 1)}`;
+    const { work, gate } = countedWork();
+    gate.resolve();
 
     const read = await flight.run('k', work, READER);
     const written = await flight.run('k', work, WRITER);
@@ -31,46 +43,34 @@ describe('SingleFlight: a caller that never leads (neverLead)', () => {
   });
 
   it('reads the result another caller kept', async () => {
-    let executions = 0;
-    const work = async () => `run ${(executions += 1)}`;
+    const { work, gate, executions } = countedWork();
+    gate.resolve();
 
     await flight.run('k', work, WRITER);
     const read = await flight.run('k', work, READER);
 
     expect(read).toEqual({ value: 'run 1', source: 'cached' });
-    expect(executions).toBe(1);
+    expect(executions()).toBe(1);
   });
 
   it('joins a flight running in this process', async () => {
-    const gate = deferred();
-    let executions = 0;
-    const work = async () => {
-      executions += 1;
-      await gate.promise;
-      return 'kept';
-    };
+    const { work, gate, executions } = countedWork();
 
     const writer = flight.run('k', work, WRITER);
-    await until(() => executions === 1);
+    await until(() => executions() === 1);
     const reader = flight.run('k', work, READER);
     gate.resolve();
 
-    expect(await writer).toEqual({ value: 'kept', source: 'executed' });
-    expect(await reader).toEqual({ value: 'kept', source: 'joined' });
-    expect(executions).toBe(1);
+    expect(await writer).toEqual({ value: 'run 1', source: 'executed' });
+    expect(await reader).toEqual({ value: 'run 1', source: 'joined' });
+    expect(executions()).toBe(1);
   });
 
   it('is joined by nobody: a caller arriving while its work runs leads a flight of its own', async () => {
-    const gate = deferred();
-    let executions = 0;
-    const work = async () => {
-      const execution = (executions += 1);
-      if (execution === 1) await gate.promise;
-      return `run ${execution}`;
-    };
+    const { work, gate, executions } = countedWork();
 
     const reader = flight.run('k', work, READER);
-    await until(() => executions === 1);
+    await until(() => executions() === 1);
     const writer = await flight.run('k', work, WRITER);
     gate.resolve();
 
@@ -81,22 +81,16 @@ describe('SingleFlight: a caller that never leads (neverLead)', () => {
 
   it('follows a lease held on another node and shares its result', async () => {
     const other = new SingleFlight(coordinator);
-    const gate = deferred();
-    let executions = 0;
-    const work = async () => {
-      executions += 1;
-      await gate.promise;
-      return 'kept';
-    };
+    const { work, gate, executions } = countedWork();
 
     const writer = other.run('k', work, WRITER);
-    await until(() => executions === 1);
+    await until(() => executions() === 1);
     const reader = flight.run('k', work, READER);
     await until(() => coordinator.pendingWaits === 1);
     gate.resolve();
 
-    expect(await writer).toEqual({ value: 'kept', source: 'executed' });
-    expect(await reader).toEqual({ value: 'kept', source: 'shared' });
-    expect(executions).toBe(1);
+    expect(await writer).toEqual({ value: 'run 1', source: 'executed' });
+    expect(await reader).toEqual({ value: 'run 1', source: 'shared' });
+    expect(executions()).toBe(1);
   });
 });
