@@ -63,6 +63,21 @@ export const readMethodCases: readonly CaseDefinition[] = [
     },
   },
   {
+    name: 'a HEAD while a SingleFlight GET runs shares its status and headers, with no body: 1 execution',
+    run: async ({ http, probe }) => {
+      const id = randomUUID();
+      const get = http.get(`/reports/${id}`);
+      await probe.entered(`report:${id}`);
+      const head = http.send('HEAD', `/reports/${id}`, {});
+      await probe.arrived(`/reports/${id}`, 2);
+      probe.open(`report:${id}`);
+      const [got, headed] = await Promise.all([get, head]);
+      assertNotReplayed(got);
+      assertHeadReplayOf(headed, got);
+      assert.equal(probe.executions(`report:${id}`), 1);
+    },
+  },
+  {
     name: 'HEAD then GET on an idempotent GET route: the HEAD keeps nothing, the GET runs and keeps its full body',
     tags: ['stored-data'],
     run: async ({ app, http, probe }) => {
