@@ -26,7 +26,9 @@ export interface ProtectedRouteMiddlewareOptions {
  * key reads a body nothing parsed (`BodyNotParsedError`), validate the body, build
  * the keys from the request, then let core's executor decide (run the rest of the route, share,
  * replay, refuse). oncely's errors become problem+json through core's one mapping; anything else
- * (the handler's own errors included) goes to `next(error)`, to the app's error handling.
+ * (the handler's own errors included) goes to `next(error)`, to the app's error handling. A
+ * `HEAD` (Express routes it to the `GET` handler) is a read-only call; an `OPTIONS` passes
+ * straight through.
  *
  * The route's response is held back whole (several writes, a piped stream, `res.sendFile`) and
  * sent only once the executor is done, exactly as kept; a response that cannot be kept whole is
@@ -37,6 +39,11 @@ export function protectedRouteMiddleware(options: ProtectedRouteMiddlewareOption
   const readsBody = routeReadsBody(route);
 
   const middleware = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    // A preflight (`app.all`, `app.use`, `cors` with `preflightContinue`) is no operation.
+    if (req.method === 'OPTIONS') {
+      next();
+      return;
+    }
     reportDownstreamErrors(req, middleware);
     let call: RouteCall | undefined;
     try {
@@ -48,6 +55,7 @@ export function protectedRouteMiddleware(options: ProtectedRouteMiddlewareOption
       const result = await executor.execute({
         route,
         keys,
+        readOnly: req.method === 'HEAD',
         handler: (context) => {
           call = RouteCall.run(req, res, route, context, next);
           return call.response;

@@ -31,7 +31,9 @@ type OwnedResponse = StoredResponse & { readonly owner?: string };
  * A `@SingleFlight` route's call: concurrent calls with one key, across every process sharing the
  * coordinator, run the handler once and share its kept response; a deterministic 4xx is shared
  * for `errorTtl`; anything else that must not be kept frees the key at once. The handler is
- * bounded by `maxDuration` and aborted when the flight's lease is lost.
+ * bounded by `maxDuration` and aborted when the flight's lease is lost. A read-only call (`HEAD`)
+ * shares what the others keep or produce but never leads: where it would, its handler runs
+ * uncoordinated and nothing of it is cached.
  */
 export async function runCoalesced(
   env: CallEnvironment,
@@ -50,7 +52,7 @@ export async function runCoalesced(
     throw new FlightBusyError(key, localLeaseMs);
   }
   const own = new OwnReply();
-  const local = env.local.enter(key);
+  const local = call.readOnly ? env.local.apart() : env.local.enter(key);
   /** A local joiner of a flight that ran the handler is a duplicate in flight under 'reject'. */
   const refuseJoined = () => {
     if (route.onBusy !== 'reject' || !local.call.executing) return;
@@ -98,6 +100,7 @@ export async function runCoalesced(
         onCoordinatorDown: route.onCoordinatorDown,
         failurePolicy: httpCallFailurePolicy,
         shared: route.shared,
+        neverLead: call.readOnly === true,
       },
     );
     const { value, source } = await refusedOnceExecuting(local.call, flown, () => {

@@ -83,10 +83,7 @@ export class LocalCalls {
   enter(key: string): { readonly call: LocalCall; readonly leave: () => void } {
     const existing = this.#running.get(key);
     if (existing !== undefined) return { call: existing, leave: () => undefined };
-    let start!: () => void;
-    const started = new Promise<void>((resolve) => (start = resolve));
-    const call: LocalCall = { since: this.clock.now(), executing: false, started };
-    this.#start.set(call, start);
+    const call = this.#create();
     this.#running.set(key, call);
     return {
       call,
@@ -94,6 +91,22 @@ export class LocalCalls {
         if (this.#running.get(key) === call) this.#running.delete(key);
       },
     };
+  }
+
+  /**
+   * A call of this process that no other caller of its key joins or is refused for: a `HEAD`,
+   * which may run its handler but stands for nothing a `GET` could share.
+   */
+  apart(): { readonly call: LocalCall; readonly leave: () => void } {
+    return { call: this.#create(), leave: () => undefined };
+  }
+
+  #create(): LocalCall {
+    let start!: () => void;
+    const started = new Promise<void>((resolve) => (start = resolve));
+    const call: LocalCall = { since: this.clock.now(), executing: false, started };
+    this.#start.set(call, start);
+    return call;
   }
 
   /**

@@ -12,6 +12,7 @@ import type {
   ProtectedCallEngines,
   ProtectedCallResult,
 } from './protected-call.types.js';
+import { runReadOnly } from './read-only-call.js';
 import { runRecorded } from './recorded-call.js';
 import { keptValueBody, valueOfKept } from './kept-value.js';
 import { VALUE_CALL_STATUS, type ValueCall, type ValueCallResult } from './value-call.js';
@@ -34,7 +35,9 @@ export type {
  * - an idempotent route on the record store alone (`recorded-call.ts`) otherwise;
  * - either way the record protocol (`record-protocol.ts`) runs the handler under the record
  *   (`record-execution.ts`), through the route's SingleFlight if it has one;
- * - a `@SingleFlight` route alone (`coalesced-call.ts`), or the bare handler (`handler-run.ts`).
+ * - a `@SingleFlight` route alone (`coalesced-call.ts`), or the bare handler (`handler-run.ts`);
+ * - a read-only call (`HEAD`) on an idempotent route reads the record and keeps nothing
+ *   (`read-only-call.ts`); on a SingleFlight it never leads.
  *
  * Throws the typed errors `toProblemResponse` maps (409, 422, 413, 503, …); errors of the handler
  * itself pass through.
@@ -89,6 +92,7 @@ export class ProtectedCallExecutor {
     const { idempotent } = call.route;
     const identity = call.keys.idempotency;
     if (!idempotent || !identity) return runHandler(env, call, undefined);
+    if (call.readOnly) return runReadOnly(env, call, idempotent, identity);
     return needsGuard(env, idempotent)
       ? runGuarded(env, call, idempotent, identity)
       : runRecorded(env, call, idempotent, identity);

@@ -76,6 +76,14 @@ export interface ProtectedCall {
   readonly keys: CallKeys;
   /** Runs the route's handler and reports its response; throwing is a transient failure. */
   readonly handler: (context: HandlerContext) => Promise<HttpResponse>;
+  /**
+   * The request only reads what a `GET` keeps: set it for an HTTP `HEAD`. It is answered from
+   * the kept response (status and headers; the platform sends no body) or from a `GET` running
+   * in this process on a SingleFlight route; otherwise its handler runs unprotected and nothing
+   * of it is kept, so a `GET` never replays a `HEAD`'s empty body. It never claims a record or
+   * leads a flight.
+   */
+  readonly readOnly?: boolean;
 }
 
 /** What the executor answers a protected HTTP call with. */

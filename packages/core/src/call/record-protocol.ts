@@ -1,5 +1,5 @@
 import type { BusinessKey } from '../key/key.types.js';
-import type { BeginOptions } from '../record/idempotency-record-store.port.js';
+import type { BeginOptions, BeginOutcome } from '../record/idempotency-record-store.port.js';
 import { RecordQuotaExceededError } from '../security/record-quota-exceeded.error.js';
 import { ForeignOwnerError } from '../errors/foreign-owner.error.js';
 import { runHandler } from './handler-run.js';
@@ -44,24 +44,12 @@ export async function runUnderRecord(
   const startedAt = env.clock.now();
   const deadline = startedAt + (route.onBusy === 'wait' ? route.wait : 0);
   const { events } = env;
-  const { previousIdentities } = call.keys;
+  const options = beginOptionsOf(env, route, call.keys.previousIdentities);
   const owner = env.engines.service;
-  const options: BeginOptions = {
-    leaseTtlMs: route.leaseTtl,
-    retentionMs: route.retention,
-    ...(previousIdentities && { previousIdentities }),
-    ...(owner !== undefined && { owner, shared: route.shared }),
-    ...(env.engines.serviceAliases && { ownerAliases: env.engines.serviceAliases }),
-  };
   const stamped = owner === undefined ? {} : { owner };
   for (let attempt = 0; ; attempt++) {
     const askedAt = performance.now();
-    const begun = await store.begin(key.identity, key.digest, options).catch((error: unknown) => {
-      // A message or a job refused here has no client to hear of it but the event.
-      const outcome = error instanceof RecordQuotaExceededError ? 'refused' : 'failed';
-      events.emit('idempotency', outcome, route.operation, key.identity, startedAt, error);
-      throw error;
-    });
+    const begun = await beginRecord(env, route, key, options, startedAt);
     switch (begun.kind) {
       case 'replay':
         return { digest: key.digest, response: begun.response, replayed: true, ...stamped };
@@ -102,6 +90,38 @@ export async function runUnderRecord(
       }
     }
   }
+}
+
+/** What `begin` is asked with for `route`'s records. */
+export function beginOptionsOf(
+  env: CallEnvironment,
+  route: ResolvedIdempotentRoute,
+  previousIdentities: readonly string[] | undefined,
+): BeginOptions {
+  const owner = env.engines.service;
+  return {
+    leaseTtlMs: route.leaseTtl,
+    retentionMs: route.retention,
+    ...(previousIdentities && { previousIdentities }),
+    ...(owner !== undefined && { owner, shared: route.shared }),
+    ...(env.engines.serviceAliases && { ownerAliases: env.engines.serviceAliases }),
+  };
+}
+
+/** The store's `begin`; a refusal or failure is reported as an event first. */
+export function beginRecord(
+  env: CallEnvironment,
+  route: ResolvedIdempotentRoute,
+  key: BusinessKey,
+  options: BeginOptions,
+  startedAt: number,
+): Promise<BeginOutcome> {
+  return env.engines.store.begin(key.identity, key.digest, options).catch((error: unknown) => {
+    // A message or a job refused here has no client to hear of it but the event.
+    const outcome = error instanceof RecordQuotaExceededError ? 'refused' : 'failed';
+    env.events.emit('idempotency', outcome, route.operation, key.identity, startedAt, error);
+    throw error;
+  });
 }
 
 /** Reported as an event carrying both owners, which the Prometheus listener counts. */

@@ -76,4 +76,12 @@ export interface FlightRunOptions extends FlightOptions {
    * (`SingleFlightOptions.service`) on the key is waited for as any other, not refused.
    */
   readonly shared?: boolean;
+  /**
+   * The caller only reads what other callers keep (an HTTP `HEAD` beside its `GET`): it joins a
+   * flight running in this process, follows a lease held elsewhere, or reads the cached outcome,
+   * but never leads. Where it would lead, it lets the lease go at once and runs its work
+   * uncoordinated: nothing of that run is stored, and nobody joins it; after a transient failure
+   * it is never the joiner that runs the work again for the others.
+   */
+  readonly neverLead?: boolean;
 }

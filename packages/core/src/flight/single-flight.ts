@@ -47,6 +47,13 @@ import {
  * cache hit must stay one call), and a notice falling between that first answer and the
  * subscription costs one short poll.
  *
+ * A caller with `neverLead` (an HTTP `HEAD`, which must not keep what its `GET` replays) joins,
+ * follows and reads the cache like any other, but where it would lead it releases the lease at
+ * once and runs its work uncoordinated (`executed`): nothing is stored, no flight registered for
+ * others to join, and after a failure it is never the one that runs the work again for the
+ * others. It costs two coordinator calls
+ * (`acquire`, `release`) then.
+ *
  * Work that throws `MaxDurationExceededError` (its caller bounds it with a `HandlerDeadline`) has
  * not failed transiently: the flight is completed with the expiry, kept `handoffTtl`, so that the
  * callers waiting for it (here or on other nodes) get the same error instead of running the work
@@ -124,6 +131,7 @@ export class SingleFlight {
       ? resolveFlightOptions(options, this.#options.flight)
       : this.#options.flight;
     const deadline = startedAt + settings.wait;
+    const neverLead = options?.neverLead === true;
     let joined = false;
     try {
       for (;;) {
@@ -136,10 +144,11 @@ export class SingleFlight {
             key,
             work,
             joined ? { ...settings, wait } : settings,
-            { operation, shared: options?.shared === true, retry: joined },
+            { operation, shared: options?.shared === true, retry: joined, neverLead },
             leadership,
           );
-          this.#flights.track(key, flight, settings, leadership);
+          // A caller that never leads runs nothing others may join.
+          if (!neverLead) this.#flights.track(key, flight, settings, leadership);
           const landing = await flight;
           this.#emit(key, operation, landing.source, startedAt, landing.storeError);
           return { value: landing.value, source: landing.source };
@@ -170,7 +179,8 @@ export class SingleFlight {
       operation,
       shared,
       retry,
-    }: { operation: string | undefined; shared: boolean; retry: boolean },
+      neverLead,
+    }: { operation: string | undefined; shared: boolean; retry: boolean; neverLead: boolean },
     leadership: Leadership,
   ): Promise<Landing<T>> {
     const owner = this.#options.ownerId();
@@ -222,6 +232,11 @@ export class SingleFlight {
             continue;
           }
           case 'leader':
+            if (neverLead) {
+              // Nothing of its run may be kept: the lease goes back before the work starts.
+              await this.#settle(key, owner, undefined, operation);
+              return { value: await work(uncoordinatedContext(key)), source: 'executed' };
+            }
             return await this.#lead(
               key,
               owner,

@@ -19,6 +19,7 @@ import {
 import { plainExpressBrowserLayers } from './browser-layers.js';
 import { inMemoryConformanceBackend, type ConformanceBackend } from './conformance-backends.js';
 import { mountConformanceRoutes } from './conformance.routes.js';
+import { mountReadMethodRoutes } from './read-method.routes.js';
 
 /** What the fixture needs of an Express major: the app factory and its JSON body parser. */
 export interface ExpressMajor {
@@ -51,6 +52,7 @@ async function startExpressApp(
     app.use(serializer);
     if (settings.timeoutLayer) app.use(timeoutLayer);
     mountConformanceRoutes(app, oncely, settings.probe);
+    mountReadMethodRoutes(app, oncely, settings.probe);
     if (settings.collidingRoutes) {
       const shared = settings.collidingRoutes === 'shared' ? { shared: true } : {};
       for (const route of ['a', 'b']) {

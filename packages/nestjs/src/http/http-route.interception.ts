@@ -23,6 +23,7 @@ import { problemResponseOf, toHttpError } from './http-error.js';
 import { NestCall, outcomeOf } from './nest-call.js';
 
 type PlatformRequest = Record<string | symbol, unknown> & {
+  method?: string;
   body?: unknown;
   params?: unknown;
   query?: unknown;
@@ -33,7 +34,8 @@ type PlatformRequest = Record<string | symbol, unknown> & {
 /**
  * One request to a protected HTTP route, in order: validate and transform the body DTO, build
  * the keys from the request context (the module's `keyContext` option changes where it comes
- * from), then let the executor decide (run, share, replay, refuse).
+ * from), then let the executor decide (run, share, replay, refuse). A `HEAD` (Express and Fastify
+ * both route it to the `GET` handler) is a read-only call; an `OPTIONS` passes straight through.
  *
  * What is kept is what the client receives: the handler's value leaves through every outer
  * interceptor, serializer and the platform's own send, and is caught on the Node response just
@@ -56,6 +58,8 @@ export class HttpRouteInterception {
     next: CallHandler,
   ): Promise<Observable<unknown>> {
     const request = context.switchToHttp().getRequest<PlatformRequest>();
+    // A preflight (an `@All` route, CORS with `preflightContinue`) says nothing of the operation.
+    if (request.method === 'OPTIONS') return next.handle();
     let keys: CallKeys;
     try {
       const validation = this.runtime.validation;
@@ -66,7 +70,10 @@ export class HttpRouteInterception {
     } catch (error) {
       throw this.toHttpError(context, error);
     }
-    return new Observable((subscriber) => this.protect(context, next, entry, keys, subscriber));
+    const readOnly = request.method === 'HEAD';
+    return new Observable((subscriber) =>
+      this.protect(context, next, entry, { keys, readOnly }, subscriber),
+    );
   }
 
   /** The request context keys are built from; `body` is the validated DTO at this point. */
@@ -87,7 +94,7 @@ export class HttpRouteInterception {
     context: ExecutionContext,
     next: CallHandler,
     entry: HttpRouteEntry,
-    keys: CallKeys,
+    { keys, readOnly }: { keys: CallKeys; readOnly: boolean },
     subscriber: Subscriber<unknown>,
   ): void {
     const capture = new ResponseCapture(nodeResponseOf(context), {
@@ -100,6 +107,7 @@ export class HttpRouteInterception {
       .execute({
         route: entry.route,
         keys,
+        readOnly,
         handler: (handlerContext) =>
           this.runHandler(context, next, entry, handlerContext, call, capture),
       })

@@ -32,6 +32,7 @@ import { AllExceptionsFilter, ConformanceAuthGuard, TimeoutInterceptor } from '.
 import { collisionControllers } from './collision.controllers.js';
 import { registerFastifyBrowserLayers } from './fastify-browser-layers.js';
 import { IdempotentRoutesController } from './idempotent-routes.controller.js';
+import { ReadMethodRoutesController } from './read-method-routes.controller.js';
 import { SingleFlightRoutesController } from './single-flight-routes.controller.js';
 
 export type NestPlatform = 'express' | 'fastify';
@@ -68,7 +69,11 @@ async function startNestApp(
   const engines = await backend.engines();
   // A boot that fails (a refused option, clashing routes) still frees the backend's engines.
   try {
-    const controllers: Type[] = [IdempotentRoutesController, SingleFlightRoutesController];
+    const controllers: Type[] = [
+      IdempotentRoutesController,
+      SingleFlightRoutesController,
+      ReadMethodRoutesController,
+    ];
     if (settings.collidingRoutes) {
       controllers.push(...collisionControllers(settings.collidingRoutes === 'shared'));
     }

@@ -42,6 +42,9 @@ export function asciiJson(value: unknown): string {
   );
 }
 
+/** Methods sent without a body, whatever the request says. */
+const BODILESS_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
 /** Speaks HTTP to one app with `fetch`, over kept-alive connections. */
 export class ConformanceClient {
   constructor(private readonly app: ConformanceApp) {}
@@ -57,7 +60,8 @@ export class ConformanceClient {
   }
 
   /**
-   * Sends one request. A request still pending when its case fails is cut when the app closes;
+   * Sends one request; `body` and `rawBody` go only with a method that carries one (not `GET`,
+   * `HEAD` or `OPTIONS`). A request still pending when its case fails is cut when the app closes;
    * that rejection is marked handled here so it does not bury the case's own failure.
    */
   send(method: string, path: string, request: ConformanceRequest): Promise<ConformanceResponse> {
@@ -76,7 +80,7 @@ export class ConformanceClient {
     if (request.tenant !== undefined) headers['x-tenant'] = request.tenant;
     if (request.principal !== undefined) headers['x-principal'] = asciiJson(request.principal);
     let body: string | undefined;
-    if (method !== 'GET') {
+    if (!BODILESS_METHODS.has(method)) {
       headers['content-type'] ??= 'application/json';
       body = request.rawBody ?? JSON.stringify(request.body ?? {});
     }

@@ -192,6 +192,13 @@ export interface ConformanceApp {
  *   `GET /lookups/:status/:id` op `lookup-status`, `target: 'params.id'`, `resultTtl: 60000`,
  *   `errorTtl: 60000`: `hit('lookup:' + id)`, `pass('lookup:' + id)`, sets the status through the
  *   platform; `{ id, execution }`.
+ * - Read methods (HEAD, OPTIONS): `GET /exports/:id` op `export`, idempotent (scope
+ *   `user.tenantId`, key required), `target: 'params.id'`: 200 `{ id, execution: hit('export:' +
+ *   id) }`. `/preflights/:id` on every method (Nest `@All`, Express `app.all`), idempotent op
+ *   `preflight` (`idempotencyKey: 'ignored'`, `target: 'params.id'`) around SingleFlight op
+ *   `preflight-flight` (`target: 'params.id'`, `input: []`, `resultTtl: 60000`):
+ *   `n = hit('preflight:' + id)`; on `OPTIONS`, `pass('preflight:' + id)`; 200
+ *   `{ id, method, execution: n }`. GET routes answer HEAD the platform's way (same handler, no body).
  * - With `raw-response-writes`: `POST /chunks` op `chunks` writes `{"a":` and `1` with
  *   `res.write` and ends with `}` (`Content-Type: application/json`); `POST /double-json` op
  *   `double-json` calls `res.json({ n: 1 })` then `res.json({ n: 2 })`; `POST /json-then-error`

@@ -12,6 +12,7 @@ import { heldKeyCases } from './held-key.cases.js';
 import { hostileInputCases } from './hostile-input.cases.js';
 import { idempotencyCases } from './idempotency.cases.js';
 import { rawResponseCases } from './raw-response.cases.js';
+import { readMethodCases } from './read-method.cases.js';
 import { replayHeaderCases } from './replay-headers.cases.js';
 import { scopeIdentityCases } from './scope-identity.cases.js';
 import { serializerCases } from './serializer.cases.js';
@@ -30,6 +31,7 @@ export const HTTP_CONFORMANCE_CASES: readonly CaseDefinition[] = [
   ...validationCases,
   ...statusCases,
   ...singleFlightCases,
+  ...readMethodCases,
   ...serializerCases,
   ...heldKeyCases,
   ...rawResponseCases,
