@@ -53,7 +53,6 @@ export async function runUnderRecord(
     ...(owner !== undefined && { owner, shared: route.shared }),
     ...(env.engines.serviceAliases && { ownerAliases: env.engines.serviceAliases }),
   };
-  const stamped = owner === undefined ? {} : { owner };
   for (let attempt = 0; ; attempt++) {
     const askedAt = performance.now();
     const begun = await store.begin(key.identity, key.digest, options).catch((error: unknown) => {
@@ -64,7 +63,7 @@ export async function runUnderRecord(
     });
     switch (begun.kind) {
       case 'replay':
-        return { digest: key.digest, response: begun.response, replayed: true, ...stamped };
+        return { digest: key.digest, response: begun.response, replayed: true };
       case 'foreign_owner':
         throw foreignOwner(env, route, key.identity, begun.owner);
       case 'mismatch':
@@ -98,14 +97,14 @@ export async function runUnderRecord(
           emit: (outcome, error) =>
             events.emit('idempotency', outcome, route.operation, key.identity, startedAt, error),
         });
-        return { digest: key.digest, response: stored, replayed: false, ...stamped };
+        return { digest: key.digest, response: stored, replayed: false };
       }
     }
   }
 }
 
 /** Reported as an event carrying both owners, which the Prometheus listener counts. */
-export function foreignOwner(
+function foreignOwner(
   env: CallEnvironment,
   route: ResolvedIdempotentRoute,
   identity: string,
