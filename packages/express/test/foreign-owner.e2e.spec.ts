@@ -50,7 +50,7 @@ describe('SingleFlight errors kept by one service on a Redis shared with another
       }),
       (req, res) => {
         runs += 1;
-        res.status(404).json({ detail: `report ${req.params.id} of ${service} not found` });
+        res.status(404).json({ detail: `report ${String(req.params.id)} of ${service} not found` });
       },
     );
     return { app, runs: () => runs, events };
