@@ -72,6 +72,7 @@ export async function runGuarded(
           route,
           key,
           outerSignal: () => flight.signal,
+          outerLease: () => env.engines.guard.holdsLease(flightKey),
           local: local.call,
           reply: own,
         });

@@ -24,6 +24,8 @@ export interface RecordedCall {
   readonly key: BusinessKey;
   /** The guard flight's signal, if there is one: losing that lease aborts the handler too. */
   readonly outerSignal: () => AbortSignal;
+  /** Whether the guard flight's lease still holds, asked now; none without a guard. */
+  readonly outerLease?: () => Promise<boolean>;
   /** This process's call for the identity, marked executing once the record is acquired. */
   readonly local: LocalCall;
   readonly reply: OwnReply;
@@ -88,6 +90,7 @@ export async function runUnderRecord(
           lease: begun.lease,
           askedAt,
           outerSignal: recorded.outerSignal,
+          ...(recorded.outerLease && { outerLease: recorded.outerLease }),
           run: async (transaction, signalOf) => {
             const inner = await runHandler(env, call, transaction, signalOf);
             return inner.replayed ? withoutReplayMark(inner.response) : inner.response;
