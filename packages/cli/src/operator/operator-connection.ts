@@ -162,7 +162,8 @@ export async function connectOperator(
     return {
       admin: new OncelyAdmin(store!, {
         admin: admin!,
-        ...(coordinator !== undefined && { coordinator }),
+        // Without --redis the operator reaches no coordinator: records only, as the flags say.
+        coordinator: coordinator ?? 'none',
       }),
       records: flags.database === undefined ? 'redis' : 'database',
       close,

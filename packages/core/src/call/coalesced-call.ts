@@ -1,5 +1,3 @@
-import { ForeignOwnerError } from '../errors/foreign-owner.error.js';
-import { isOwnService } from '../errors/own-service.js';
 import { FlightBusyError } from '../flight/flight-busy.error.js';
 import { flightErrorOutcome } from '../flight/flight-error.outcome.js';
 import type { HttpResponse } from '../http/http-response.js';
@@ -19,13 +17,6 @@ import type {
 } from './protected-call.types.js';
 import type { ResolvedSingleFlightRoute } from './protected-route.js';
 import { ResponseSignal } from './response-signal.js';
-
-/**
- * A kept response as the flight caches it, with the service whose handler produced it: another
- * service on the same coordinator must not answer with it. Readers that know no owner (earlier
- * versions) ignore the extra member.
- */
-type OwnedResponse = StoredResponse & { readonly owner?: string };
 
 /**
  * A `@SingleFlight` route's call: concurrent calls with one key, across every process sharing the
@@ -62,8 +53,8 @@ export async function runCoalesced(
   /** Whether the flight runs this call's own handler: it is then no duplicate of it. */
   let leading = false;
   try {
-    const { service, serviceAliases } = env.engines;
-    const flown = env.engines.flight.run<OwnedResponse>(
+    // The engine refuses what another service's handler kept, result or error (`ForeignOwnerError`).
+    const flown = env.engines.flight.run<StoredResponse>(
       key,
       async (flight) => {
         leading = true;
@@ -87,8 +78,7 @@ export async function runCoalesced(
         if (!isStorableStatus(response.status)) {
           throw ResponseSignal.unkept(shareable(response, route));
         }
-        const kept = keep(response, route);
-        return service === undefined ? kept : { ...kept, owner: service };
+        return keep(response, route);
       },
       {
         operation: route.operation,
@@ -106,17 +96,6 @@ export async function runCoalesced(
     const { value, source } = await refusedOnceExecuting(local.call, flown, () => {
       if (!leading) refuseJoined();
     });
-    const { owner } = value;
-    if (
-      owner !== undefined &&
-      service !== undefined &&
-      !isOwnService(owner, service, serviceAliases) &&
-      !route.shared
-    ) {
-      const refusal = new ForeignOwnerError(key, service, owner);
-      events.emit('single-flight', 'foreign_owner', route.operation, key, undefined, refusal);
-      throw refusal;
-    }
     events.decided(source);
     if (source === 'executed') {
       const mine = own.result;

@@ -1,6 +1,5 @@
 import { ForeignOwnerError } from '../errors/foreign-owner.error.js';
 import { LeaseLostError } from '../errors/lease-lost.error.js';
-import { isOwnService } from '../errors/own-service.js';
 import { FlightBusyError } from '../flight/flight-busy.error.js';
 import { MaxDurationExceededError } from '../flight/max-duration-exceeded.error.js';
 import { guardFlightKey } from '../flight/flight-lease-admin.port.js';
@@ -23,7 +22,7 @@ import type {
   ProtectedCallResult,
 } from './protected-call.types.js';
 import type { ResolvedIdempotentRoute } from './protected-route.js';
-import { foreignOwner, runUnderRecord } from './record-protocol.js';
+import { runUnderRecord } from './record-protocol.js';
 import { ResponseSignal } from './response-signal.js';
 
 /**
@@ -73,6 +72,7 @@ export async function runGuarded(
           route,
           key,
           outerSignal: () => flight.signal,
+          outerLease: () => env.engines.guard.holdsLease(flightKey),
           local: local.call,
           reply: own,
         });
@@ -97,16 +97,6 @@ export async function runGuarded(
       if (mine !== undefined) return mine;
     }
     if (source === 'joined') refuseJoined();
-    const { service, serviceAliases } = env.engines;
-    // The guard's cache is the coordinator's: another service on it may have filled it.
-    if (
-      value.owner !== undefined &&
-      service !== undefined &&
-      !isOwnService(value.owner, service, serviceAliases) &&
-      !route.shared
-    ) {
-      throw foreignOwner(env, route, key.identity, value.owner);
-    }
     if (value.digest !== key.digest) {
       events.emit('idempotency', 'mismatch', route.operation, key.identity);
       throw new IdempotencyMismatchError(key.identity);
@@ -121,7 +111,8 @@ export async function runGuarded(
       refuseJoined();
       return sharedReply(error.response);
     }
-    // The guard's lease held by another service; the record's refusal was reported already.
+    // The guard's lease held by another service, or its cache filled by one (the coordinator is
+    // shared); the record's refusal was reported already.
     if (error instanceof ForeignOwnerError && error.key === flightKey) {
       const refusal = new ForeignOwnerError(key.identity, error.owner, error.foreignOwner);
       events.emit(

@@ -30,11 +30,6 @@ export interface GuardedOutcome {
   readonly response: StoredResponse;
   /** `true` when the record store replayed it (the guard's cache had expired). */
   readonly replayed: boolean;
-  /**
-   * The service whose call produced it: the guard's cache may be read by another service on the
-   * same coordinator, which must not replay it.
-   */
-  readonly owner?: string;
 }
 
 /**

@@ -27,6 +27,8 @@ export interface RecordExecution {
   readonly askedAt: number;
   /** The guard flight's signal, if there is one: losing that lease aborts the handler too. */
   readonly outerSignal: () => AbortSignal;
+  /** Whether the guard flight's lease still holds, asked now; none without a guard. */
+  readonly outerLease?: () => Promise<boolean>;
   /** Runs the handler (through the route's SingleFlight, if any) under `signalOf`. */
   readonly run: (transaction: unknown, signalOf: () => AbortSignal) => Promise<HttpResponse>;
   /** Receives the handler's own response, kept or not. */
@@ -50,7 +52,14 @@ export async function executeUnderRecord(execution: RecordExecution): Promise<St
     { leaseTtl: route.leaseTtl, askedAt: execution.askedAt, maxDuration: route.maxDuration },
     execution.outerSignal,
   );
-  execution.local.confirm = () => watchdog.confirmLease();
+  // The key stays taken in this process while either lease holds: a release of the record alone
+  // (an admin without the coordinator) leaves the guard's, which a duplicate would join and wait
+  // on until this handler ends, so it must be refused as a duplicate in flight instead.
+  const { outerLease } = execution;
+  execution.local.confirm =
+    outerLease === undefined
+      ? () => watchdog.confirmLease()
+      : async () => (await watchdog.confirmLease()) || outerLease();
   execution.local.leaseRemainingMs = () => watchdog.leaseRemainingMs();
   let settled = false;
   const produce = async (transaction: unknown): Promise<StoredResponse> => {

@@ -24,6 +24,8 @@ export interface RecordedCall {
   readonly key: BusinessKey;
   /** The guard flight's signal, if there is one: losing that lease aborts the handler too. */
   readonly outerSignal: () => AbortSignal;
+  /** Whether the guard flight's lease still holds, asked now; none without a guard. */
+  readonly outerLease?: () => Promise<boolean>;
   /** This process's call for the identity, marked executing once the record is acquired. */
   readonly local: LocalCall;
   readonly reply: OwnReply;
@@ -45,14 +47,12 @@ export async function runUnderRecord(
   const deadline = startedAt + (route.onBusy === 'wait' ? route.wait : 0);
   const { events } = env;
   const options = beginOptionsOf(env, route, call.keys.previousIdentities);
-  const owner = env.engines.service;
-  const stamped = owner === undefined ? {} : { owner };
   for (let attempt = 0; ; attempt++) {
     const askedAt = performance.now();
     const begun = await beginRecord(env, route, key, options, startedAt);
     switch (begun.kind) {
       case 'replay':
-        return { digest: key.digest, response: begun.response, replayed: true, ...stamped };
+        return { digest: key.digest, response: begun.response, replayed: true };
       case 'foreign_owner':
         throw foreignOwner(env, route, key.identity, begun.owner);
       case 'mismatch':
@@ -77,6 +77,7 @@ export async function runUnderRecord(
           lease: begun.lease,
           askedAt,
           outerSignal: recorded.outerSignal,
+          ...(recorded.outerLease && { outerLease: recorded.outerLease }),
           run: async (transaction, signalOf) => {
             const inner = await runHandler(env, call, transaction, signalOf);
             return inner.replayed ? withoutReplayMark(inner.response) : inner.response;
@@ -86,7 +87,7 @@ export async function runUnderRecord(
           emit: (outcome, error) =>
             events.emit('idempotency', outcome, route.operation, key.identity, startedAt, error),
         });
-        return { digest: key.digest, response: stored, replayed: false, ...stamped };
+        return { digest: key.digest, response: stored, replayed: false };
       }
     }
   }

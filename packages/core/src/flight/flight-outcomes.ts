@@ -2,7 +2,11 @@ import type { FlightOutcome } from './flight-coordinator.port.js';
 import type { FailurePolicy } from './flight.types.js';
 import { MaxDurationExceededError } from './max-duration-exceeded.error.js';
 import type { ResultCodec } from './result-codec.js';
-import type { ResolvedFlightOptions } from './single-flight-options.js';
+import {
+  SERVICE_MARK,
+  serviceOfToken,
+  type ResolvedFlightOptions,
+} from './single-flight-options.js';
 
 /** Marks a stored flight outcome as "ran past maxDuration", whatever the failure policy. */
 const EXPIRED_MARK = 'oncely:max-duration-exceeded';
@@ -12,12 +16,21 @@ const RETRY_FAILED_MARK = 'oncely:retry-failed';
 /**
  * What a leader stores when its flight ends, and what followers read back. Every stored outcome
  * is kept at least `handoffTtl`, so that the followers waiting when it is stored read it.
+ *
+ * Each outcome, result or error, names the service that stored it in front of the codec's text
+ * (`<service>#<payload>`, as owner tokens do; just `#<payload>` without a service), so that a
+ * caller of another service on the same coordinator can tell it is not its own (`ownerOf`).
  */
 export class FlightOutcomes {
+  readonly #stamp: string;
+
   constructor(
     private readonly codec: ResultCodec,
     private readonly handoffTtl: number,
-  ) {}
+    service: string | undefined,
+  ) {
+    this.#stamp = `${service ?? ''}${SERVICE_MARK}`;
+  }
 
   /**
    * A result the codec refuses (too large, not serialisable) is not stored, yet the followers
@@ -29,10 +42,10 @@ export class FlightOutcomes {
     settings: ResolvedFlightOptions,
   ): { outcome: FlightOutcome; storeError?: unknown } {
     try {
-      const payload = this.codec.encode(value);
+      const payload = this.#encode(value);
       return { outcome: { kind: 'result', payload, ttlMs: this.#keep(settings.resultTtl) } };
     } catch (storeError) {
-      const payload = this.#encodeError(storeError, settings.failurePolicy) ?? 'null';
+      const payload = this.#encodeError(storeError, settings.failurePolicy) ?? this.#encode(null);
       return { outcome: { kind: 'error', payload, ttlMs: this.handoffTtl }, storeError };
     }
   }
@@ -60,14 +73,19 @@ export class FlightOutcomes {
 
   /** Waiters get the expiry itself; `handoffTtl` later the key is free for a retry. */
   expiry(error: MaxDurationExceededError): FlightOutcome {
-    const payload = this.codec.encode({
+    const payload = this.#encode({
       [EXPIRED_MARK]: { fence: error.fence, maxDurationMs: error.maxDurationMs },
     });
     return { kind: 'error', payload, ttlMs: this.handoffTtl };
   }
 
+  /** The service that stored an outcome; `undefined` for an engine without `service`. */
+  ownerOf(payload: string): string | undefined {
+    return serviceOfToken(payload);
+  }
+
   readResult(payload: string): unknown {
-    return this.codec.decode(payload);
+    return this.#decode(payload);
   }
 
   /**
@@ -79,7 +97,7 @@ export class FlightOutcomes {
     key: string,
     policy: FailurePolicy,
   ): { readonly error: Error; readonly handedOff: boolean } {
-    const stored = this.codec.decode(payload);
+    const stored = this.#decode(payload);
     if (typeof stored === 'object' && stored !== null && RETRY_FAILED_MARK in stored) {
       const failure = (stored as Record<string, unknown>)[RETRY_FAILED_MARK];
       return { error: policy.deserialize(failure), handedOff: true };
@@ -98,6 +116,14 @@ export class FlightOutcomes {
     return { error: policy.deserialize(stored), handedOff: false };
   }
 
+  #encode(value: unknown): string {
+    return this.#stamp + this.codec.encode(value);
+  }
+
+  #decode(payload: string): unknown {
+    return this.codec.decode(payload.slice(payload.indexOf(SERVICE_MARK) + 1));
+  }
+
   #keep(ttl: number): number {
     return Math.max(ttl, this.handoffTtl);
   }
@@ -107,8 +133,7 @@ export class FlightOutcomes {
    * nothing if it never fits.
    */
   #encodeError(error: unknown, policy: FailurePolicy, mark?: string): string | undefined {
-    const encode = (value: unknown) =>
-      this.codec.encode(mark === undefined ? value : { [mark]: value });
+    const encode = (value: unknown) => this.#encode(mark === undefined ? value : { [mark]: value });
     let serialized: unknown;
     try {
       serialized = policy.serialize(error);

@@ -13,15 +13,16 @@ export interface SingleFlightOptions extends FlightOptions {
   readonly ownerId?: () => string;
   /**
    * The service running this engine (the app's `service`), stamped on every lease it takes (its
-   * owner tokens read `<service>#<id>`): a caller finding a lease of another service on its key
-   * fails with `ForeignOwnerError` instead of waiting for that service's result, unless the run
-   * is `shared`. A lease whose token names no service (taken before services were stamped)
-   * counts as the caller's own.
+   * owner tokens read `<service>#<id>`) and on every result or error it stores: a caller finding
+   * a lease of another service on its key fails with `ForeignOwnerError` instead of waiting for
+   * that service's result, and one finding a result or error another service stored fails with
+   * it instead of taking it, unless the run is `shared`. A lease whose token names no service
+   * counts as the caller's own, and so does an outcome stored by an engine without `service`.
    */
   readonly service?: string;
   /**
-   * Other services whose leases count as this one's own, to be waited for (the app's
-   * `serviceAliases`, while it is renamed); its own leases still name `service`.
+   * Other services whose leases and stored outcomes count as this one's own (the app's
+   * `serviceAliases`, while it is renamed); what it stores still names `service`.
    */
   readonly serviceAliases?: readonly string[];
   /** Largest serialised result (or shared error) the engine stores, in UTF-8 bytes. */
@@ -42,10 +43,10 @@ export interface SingleFlightOptions extends FlightOptions {
   };
 }
 
-/** Ends the service part of an owner token: service names never contain it. */
-const SERVICE_MARK = '#';
+/** Ends the service part of an owner token or a stored outcome: service names never contain it. */
+export const SERVICE_MARK = '#';
 
-/** The service an owner token names, when it names one. */
+/** The service an owner token (or a stored outcome) names, when it names one. */
 export function serviceOfToken(token: string | undefined): string | undefined {
   const mark = token?.indexOf(SERVICE_MARK) ?? -1;
   return mark > 0 ? token!.slice(0, mark) : undefined;

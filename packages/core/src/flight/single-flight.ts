@@ -37,7 +37,8 @@ import {
  * up with `FlightBusyError` after its own `wait`, and after a transient failure exactly one joiner
  * runs its own work as the next leader while the others join that run. Otherwise it asks the
  * coordinator, once: a cached result is returned (`cached`), a cached deterministic error is
- * thrown again, a free lease makes it the leader, and a held lease makes it a follower. The
+ * thrown again, a free lease makes it the leader, and a held lease makes it a follower. A lease,
+ * a result or an error of another `service` is refused with `ForeignOwnerError` (unless `shared`). The
  * leader runs the work (`executed`) while a watchdog renews the lease, then completes the flight
  * in one call. A follower waits for the leader's completion notice, with a backoff poll bounded
  * by the lease's remaining time as a fallback, and re-acquires: the result another caller
@@ -91,6 +92,7 @@ export class SingleFlight {
     this.#outcomes = new FlightOutcomes(
       new ResultCodec(this.#options.maxResultBytes),
       this.#options.handoffTtl,
+      this.#options.service,
     );
   }
 
@@ -213,11 +215,13 @@ export class SingleFlight {
         }
         switch (outcome.kind) {
           case 'cached':
+            this.#refuseForeign(key, this.#outcomes.ownerOf(outcome.payload), shared);
             return {
               value: this.#outcomes.readResult(outcome.payload) as T,
               source: attempts > 0 ? 'shared' : 'cached',
             };
           case 'failed': {
+            this.#refuseForeign(key, this.#outcomes.ownerOf(outcome.payload), shared);
             const { error, handedOff } = this.#outcomes.readFailure(
               outcome.payload,
               key,
@@ -250,7 +254,7 @@ export class SingleFlight {
               retry || waited,
             );
           case 'busy': {
-            this.#refuseForeign(key, outcome.holder, shared);
+            this.#refuseForeign(key, serviceOfToken(outcome.holder), shared);
             waited = true;
             const remaining = deadline - performance.now();
             const leaseRemaining = Math.max(0, outcome.leaseRemainingMs);
@@ -393,13 +397,15 @@ export class SingleFlight {
     this.#events.emit(event);
   }
 
-  /** A lease of another service is no flight to wait for: its result is not this service's. */
-  #refuseForeign(key: string, holder: string | undefined, shared: boolean): void {
+  /**
+   * A lease of another service is no flight to wait for, and a result or error it kept is no
+   * answer to give: neither is this service's. `owner` is that service, when it is named.
+   */
+  #refuseForeign(key: string, owner: string | undefined, shared: boolean): void {
     const { service, serviceAliases } = this.#options;
-    const holderService = serviceOfToken(holder);
-    if (service === undefined || shared || holderService === undefined) return;
-    if (!isOwnService(holderService, service, serviceAliases)) {
-      throw new ForeignOwnerError(key, service, holderService);
+    if (service === undefined || shared || owner === undefined) return;
+    if (!isOwnService(owner, service, serviceAliases)) {
+      throw new ForeignOwnerError(key, service, owner);
     }
   }
 }

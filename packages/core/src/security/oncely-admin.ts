@@ -33,13 +33,15 @@ export interface OncelyAdminOptions {
   /** The keys of an encrypted store, to show its stored responses opened. */
   readonly encryption?: EncryptionOptions;
   /**
-   * The coordinator the app's engine uses (the one you built, not an encrypting wrapper), so
-   * that `forceRelease` frees its leases on the key too: the idempotency guard's, which the
-   * running handler keeps renewing, and for a whole business key the SingleFlight lease. Without
-   * it only the durable record is released, and a retry meets the guard's `409` until the old
-   * handler ends.
+   * Required: the coordinator the app's engine uses (the one you built, or the in-memory one the
+   * app created when it was given none; not an encrypting wrapper), so that `forceRelease` frees
+   * its leases on the key too: the idempotency guard's, which the running handler keeps
+   * renewing, and for a whole business key the SingleFlight lease. `'none'` says on purpose that
+   * only the durable record is released (an operator process that cannot reach the coordinator):
+   * a retry then meets the guard's `409` until the old handler ends. Left out, the admin is
+   * refused, since a release that silently misses the leases looks like one that worked.
    */
-  readonly coordinator?: FlightCoordinator;
+  readonly coordinator: FlightCoordinator | 'none';
 }
 
 /**
@@ -48,7 +50,7 @@ export interface OncelyAdminOptions {
  * business key given).
  */
 export type KeyReleaseOutcome = ForceReleaseOutcome & {
-  /** The coordinator leases freed; empty without a `coordinator` option. */
+  /** The coordinator leases freed; empty with `coordinator: 'none'`. */
   readonly leases: ReadonlyArray<'guard' | 'flight'>;
 };
 
@@ -56,7 +58,7 @@ export type KeyReleaseOutcome = ForceReleaseOutcome & {
 export interface PurgeOutcome {
   /** Durable records deleted, whatever their state. */
   readonly records: number;
-  /** Cached SingleFlight results and errors evicted; 0 without an inspecting `coordinator`. */
+  /** Cached SingleFlight results and errors evicted; 0 with `coordinator: 'none'`. */
   readonly flights: number;
 }
 
@@ -76,17 +78,12 @@ export class OncelyAdmin {
   readonly #listing: IdempotencyRecordListing | undefined;
   readonly #flights: FlightInspectionAdmin | undefined;
 
-  constructor(store: IdempotencyRecordStore, options: OncelyAdminOptions = {}) {
+  constructor(store: IdempotencyRecordStore, options: OncelyAdminOptions) {
+    const coordinator = coordinatorOf(options);
     const operator = options.admin ?? store;
     if (!isIdempotencyRecordAdmin(operator)) {
       throw new OncelyConfigurationError(
         'OncelyAdmin needs a store with admin methods (inspect, forceRelease): the in-memory store, or pass { admin: new RedisIdempotencyRecordAdmin(redis) } or { admin: new TypeOrmIdempotencyRecordAdmin(dataSource) }.',
-      );
-    }
-    const { coordinator } = options;
-    if (coordinator !== undefined && !isFlightLeaseAdmin(coordinator)) {
-      throw new OncelyConfigurationError(
-        'OncelyAdmin needs a coordinator with forceReleaseLease (InMemoryFlightCoordinator, RedisFlightCoordinator): pass the coordinator you built, not a wrapper around it.',
       );
     }
     this.#store = store;
@@ -218,6 +215,26 @@ export class OncelyAdmin {
       if (purged < batchSize) return total;
     }
   }
+}
+
+/**
+ * The coordinator whose leases the admin frees, or `undefined` for an explicit `'none'`. Says
+ * which option is missing: without it `forceRelease` would free the record and leave the leases.
+ */
+function coordinatorOf(options: OncelyAdminOptions | undefined): FlightLeaseAdmin | undefined {
+  const coordinator = (options as Partial<OncelyAdminOptions> | undefined)?.coordinator;
+  if (coordinator === 'none') return undefined;
+  if (coordinator === undefined) {
+    throw new OncelyConfigurationError(
+      "OncelyAdmin needs the option \"coordinator\": the coordinator the app's engine uses (new OncelyAdmin(store, { coordinator })), so that forceRelease frees the leases on the key as well as its record; or coordinator: 'none' to release records only, knowing that a retry then meets the idempotency guard's 409 until the old handler ends.",
+    );
+  }
+  if (!isFlightLeaseAdmin(coordinator)) {
+    throw new OncelyConfigurationError(
+      'OncelyAdmin needs a coordinator with forceReleaseLease (InMemoryFlightCoordinator, RedisFlightCoordinator): pass the coordinator you built, not a wrapper around it.',
+    );
+  }
+  return coordinator;
 }
 
 /** Whether `target` names an operation (`ns:op` or `ns:op:ver`) rather than a key or identity. */

@@ -258,10 +258,122 @@ describe('SingleFlight leases of another service', () => {
       expect(
         billing.events.map((event) => [event.outcome, event.owner, event.foreignOwner]),
       ).toEqual([
-        ['cached', undefined, undefined],
         ['foreign_owner', 'billing-api', 'orders-api'],
         ['cached', undefined, undefined],
       ]);
+    } finally {
+      await coordinator.close();
+    }
+  });
+});
+
+const notFound = (service: string): HttpResponse => ({
+  status: 404,
+  headers: { 'content-type': 'application/json' },
+  body: { kind: 'json', value: { detail: `report q-1 of ${service} not found` } },
+});
+
+/** A value handler's failure carrying an HTTP status, as Nest's `NotFoundException` does. */
+class NotFound extends Error {
+  readonly status = 404;
+}
+
+describe('SingleFlight errors a service keeps (errorTtl)', () => {
+  const quote = (
+    executor: ProtectedCallExecutor,
+    quotes: ProtectedRoute,
+    handler: () => Promise<HttpResponse>,
+  ) =>
+    executor.execute({ route: quotes, keys: resolveCallKeys(quotes, request()), handler }).then(
+      (result) => result.response,
+      (error: unknown) => error,
+    );
+
+  it('are refused to another service, whose handler never runs, and still answered to their own', async () => {
+    const { orders, billing, coordinator } = twoServices(new InMemoryIdempotencyRecordStore());
+    try {
+      const quotes = route('singleFlight');
+      const runs = { orders: 0, billing: 0 };
+      const kept = await quote(orders.executor, quotes, async () => {
+        runs.orders += 1;
+        return notFound('orders-api');
+      });
+
+      const refused = await quote(billing.executor, quotes, async () => {
+        runs.billing += 1;
+        return notFound('billing-api');
+      });
+      const again = await quote(orders.executor, quotes, async () => {
+        runs.orders += 1;
+        return notFound('orders-api');
+      });
+
+      expect(kept).toMatchObject({ status: 404 });
+      expect(refused).toBeInstanceOf(ForeignOwnerError);
+      expect(refused).toMatchObject(foreign);
+      expect(runs).toEqual({ orders: 1, billing: 0 });
+      expect(again).toEqual({
+        status: 404,
+        headers: { 'content-type': 'application/json', 'idempotent-replayed': 'true' },
+        body: { kind: 'json', value: { detail: 'report q-1 of orders-api not found' } },
+      });
+      expect(
+        billing.events.map((event) => [event.outcome, event.owner, event.foreignOwner]),
+      ).toEqual([['foreign_owner', 'billing-api', 'orders-api']]);
+      expect(orders.events.map((event) => event.outcome)).toEqual(['failed', 'failed']);
+    } finally {
+      await coordinator.close();
+    }
+  });
+
+  it('are answered to another service on a route both declare shared', async () => {
+    const { orders, billing, coordinator } = twoServices(new InMemoryIdempotencyRecordStore());
+    try {
+      const quotes = route('singleFlight', true);
+      let billingRuns = 0;
+      await quote(orders.executor, quotes, async () => notFound('orders-api'));
+
+      const shared = await quote(billing.executor, quotes, async () => {
+        billingRuns += 1;
+        return notFound('billing-api');
+      });
+
+      expect(billingRuns).toBe(0);
+      expect(shared).toMatchObject({
+        status: 404,
+        body: { kind: 'json', value: { detail: 'report q-1 of orders-api not found' } },
+      });
+    } finally {
+      await coordinator.close();
+    }
+  });
+
+  it('thrown by a value handler are refused to another service too', async () => {
+    const { orders, billing, coordinator } = twoServices(new InMemoryIdempotencyRecordStore());
+    try {
+      const quotes = route('singleFlight');
+      const runs = { orders: 0, billing: 0 };
+      const value = (executor: ProtectedCallExecutor, name: keyof typeof runs) =>
+        executor
+          .executeValue({
+            route: quotes,
+            keyContext: request(),
+            run: async () => {
+              runs[name] += 1;
+              throw new NotFound(`report q-1 of ${name} not found`);
+            },
+          })
+          .catch((error: unknown) => error);
+
+      const kept = await value(orders.executor, 'orders');
+      const refused = await value(billing.executor, 'billing');
+      const again = await value(orders.executor, 'orders');
+
+      expect(kept).toBeInstanceOf(NotFound);
+      expect(refused).toBeInstanceOf(ForeignOwnerError);
+      expect(refused).toMatchObject(foreign);
+      expect(again).toMatchObject({ status: 404, message: 'report q-1 of orders not found' });
+      expect(runs).toEqual({ orders: 1, billing: 0 });
     } finally {
       await coordinator.close();
     }
@@ -365,5 +477,41 @@ describe.each([
     ).rejects.toMatchObject({ owner: 'billing-api', foreignOwner: 'shop' });
     expect(step2.events.map((event) => event.outcome)).toEqual(['shared', 'cached', 'cached']);
     expect(step1.events.map((event) => event.outcome)).toEqual(['executed', 'executed']);
+  });
+
+  it('takes a SingleFlight error kept by the other name as its own, both ways; an unrelated service is still refused', async () => {
+    const services = renamedService(new Store());
+    coordinator = services.coordinator;
+    const { step1, step2, unrelated } = services;
+    const quotes = route('singleFlight');
+    let runs = 0;
+    const handler = async () => {
+      runs += 1;
+      return notFound('shop');
+    };
+
+    const answers = [
+      await call(step1.executor, quotes, handler),
+      await call(step2.executor, quotes, handler),
+      await call(step2.executor, quotes, handler, 'q-2'),
+      await call(step1.executor, quotes, handler, 'q-2'),
+    ];
+
+    expect(runs).toBe(2);
+    expect(answers.map((answer) => [answer.response.status, answer.replayed])).toEqual([
+      [404, false],
+      [404, true],
+      [404, false],
+      [404, true],
+    ]);
+    await expect(call(unrelated.executor, quotes, handler)).rejects.toMatchObject({
+      owner: 'billing-api',
+      foreignOwner: 'shop',
+    });
+    await expect(call(unrelated.executor, quotes, handler, 'q-2')).rejects.toMatchObject({
+      owner: 'billing-api',
+      foreignOwner: 'shop-api',
+    });
+    expect(runs).toBe(2);
   });
 });

@@ -22,7 +22,7 @@ describe('OncelyAdmin listings and purge on the in-memory store and coordinator'
   it('lists exactly the live records of an operation, by version or across versions', async () => {
     const clock = new ManualClock();
     const store = new InMemoryIdempotencyRecordStore({ clock });
-    const admin = new OncelyAdmin(store);
+    const admin = new OncelyAdmin(store, { coordinator: 'none' });
     for (let i = 0; i < 5; i++) {
       const begun = await store.begin(`shop:pay:v1:t:${i}`, digest, options);
       if (begun.kind !== 'acquired') throw new Error(begun.kind);
@@ -93,7 +93,7 @@ describe('OncelyAdmin listings and purge on the in-memory store and coordinator'
 
   it('purges a key, an identity or an operation whatever its state: the next request runs', async () => {
     const store = new InMemoryIdempotencyRecordStore();
-    const admin = new OncelyAdmin(store);
+    const admin = new OncelyAdmin(store, { coordinator: 'none' });
     const held = await store.begin('shop:pay:v1:t:held', digest, options);
     if (held.kind !== 'acquired') throw new Error(held.kind);
     const done = await store.begin('shop:pay:v1:t:done', digest, options);

@@ -22,7 +22,7 @@ describe('OncelyAdmin on the in-memory store', () => {
   it('inspects absent, in-progress and completed records, by identity or by whole key', async () => {
     const clock = new ManualClock();
     const store = new InMemoryIdempotencyRecordStore({ clock });
-    const admin = new OncelyAdmin(store);
+    const admin = new OncelyAdmin(store, { coordinator: 'none' });
     expect((await admin.inspect(identity)).kind).toBe('absent');
     const begun = await store.begin(identity, digest, options);
     if (begun.kind !== 'acquired') throw new Error(begun.kind);
@@ -39,9 +39,21 @@ describe('OncelyAdmin on the in-memory store', () => {
     expect(done.kind === 'completed' && done.expiresAt.getTime()).toBe(clock.now() + 60_000);
   });
 
+  it('is refused without saying which coordinator it frees leases on, naming the option', () => {
+    const store = new InMemoryIdempotencyRecordStore();
+    for (const options of [undefined, {}, { coordinator: undefined }]) {
+      expect(() => new OncelyAdmin(store, options as never)).toThrow(
+        new OncelyConfigurationError(
+          "OncelyAdmin needs the option \"coordinator\": the coordinator the app's engine uses (new OncelyAdmin(store, { coordinator })), so that forceRelease frees the leases on the key as well as its record; or coordinator: 'none' to release records only, knowing that a retry then meets the idempotency guard's 409 until the old handler ends.",
+        ),
+      );
+    }
+    expect(new OncelyAdmin(store, { coordinator: 'none' })).toBeInstanceOf(OncelyAdmin);
+  });
+
   it('force-releases a stuck key: its holder cannot confirm, the next request runs', async () => {
     const store = new InMemoryIdempotencyRecordStore();
-    const admin = new OncelyAdmin(store);
+    const admin = new OncelyAdmin(store, { coordinator: 'none' });
     const stuck = await store.begin(identity, digest, options);
     if (stuck.kind !== 'acquired') throw new Error(stuck.kind);
     expect(await admin.forceRelease(identity)).toEqual({ kind: 'released', fence: 1, leases: [] });
@@ -102,13 +114,13 @@ describe('OncelyAdmin on the in-memory store', () => {
       if (begun.kind === 'acquired' && i < 20) await store.complete(begun.lease, ok);
     }
     clock.advance(60_001);
-    expect(await new OncelyAdmin(store).purgeExpired(7)).toBe(25);
+    expect(await new OncelyAdmin(store, { coordinator: 'none' }).purgeExpired(7)).toBe(25);
     expect(store.size).toBe(0);
   });
 
   it('refuses a store without admin methods', () => {
     const bare = { begin: jestFree, complete: jestFree } as unknown as IdempotencyRecordStore;
-    expect(() => new OncelyAdmin(bare)).toThrow(OncelyConfigurationError);
+    expect(() => new OncelyAdmin(bare, { coordinator: 'none' })).toThrow(OncelyConfigurationError);
   });
 });
 

@@ -58,10 +58,12 @@ describe('OncelyAdmin.forceRelease of a key whose handler still runs (Redis + Po
   const backends = new SharedBackends();
   let app: INestApplication;
   let admin: OncelyAdmin;
+  let node: Awaited<ReturnType<SharedBackends['node']>>;
 
   beforeAll(async () => {
     await backends.start();
-    const { options, source } = await backends.node();
+    node = await backends.node();
+    const { options, source } = node;
     app = await createTestApp('express', options, [StuckPaymentsController], {
       providers: [
         { provide: DataSource, useValue: source },
@@ -70,7 +72,7 @@ describe('OncelyAdmin.forceRelease of a key whose handler still runs (Redis + Po
     });
     admin = new OncelyAdmin(options.store!, {
       admin: new TypeOrmIdempotencyRecordAdmin(source),
-      coordinator: options.coordinator,
+      coordinator: options.coordinator!,
     });
   });
 
@@ -136,6 +138,37 @@ describe('OncelyAdmin.forceRelease of a key whose handler still runs (Redis + Po
       expect(await backends.effectRows(ref)).toBe(effectRows);
     },
   );
+
+  it('without the coordinator (coordinator: "none"), a retry while the old handler runs is refused with 409 at once, not held until it ends', async () => {
+    const recordsOnly = new OncelyAdmin(node.options.store!, {
+      admin: new TypeOrmIdempotencyRecordAdmin(node.source),
+      coordinator: 'none',
+    });
+    const key = randomUUID();
+    const ref = randomUUID();
+    const stuck = post('/payments', key, ref).then((response) => response);
+    await app.get(Gates).entered$(ref);
+    expect((await post('/payments', key, ref)).status).toBe(409);
+
+    const released = await recordsOnly.forceRelease(identityOfConflict('pay'));
+    expect(released).toMatchObject({ kind: 'released', leases: [] });
+    const startedAt = performance.now();
+    const retried = await post('/payments', key, ref);
+    const elapsed = performance.now() - startedAt;
+
+    // The guard's lease, which only the coordinator frees, still holds: the retry is a duplicate
+    // in flight, answered as one at once (the route's wait is 10 s, the old handler never ends).
+    expect(retried.status).toBe(409);
+    expect(retried.body.type).toBe(ProblemType.requestInFlight);
+    expect(Number(retried.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(elapsed).toBeLessThan(1_000);
+    expect(app.get(Executions).of(ref)).toBe(1);
+
+    app.get(Gates).open(ref);
+    expect((await stuck).status).toBe(503);
+    const afterwards = await post('/payments', key, ref);
+    expect([afterwards.status, afterwards.body]).toEqual([201, { ref, run: 2 }]);
+  }, 20_000);
 
   it('purge of a completed key: the record and the cached replay of its guard go, so the retry runs again', async () => {
     const key = randomUUID();

@@ -134,6 +134,7 @@ describe('security features on real Redis', () => {
     const store = plainStore();
     const admin = new OncelyAdmin(store, {
       admin: new RedisIdempotencyRecordAdmin(redis, { keyPrefix: prefix }),
+      coordinator: 'none',
     });
     const id = identity();
     expect((await admin.inspect(id)).kind).toBe('absent');
@@ -204,10 +205,13 @@ describe('security features on real Redis', () => {
     if (begun.kind !== 'acquired') throw new Error(begun.kind);
     await store.complete(begun.lease, response);
     const operator = new RedisIdempotencyRecordAdmin(redis, { keyPrefix: prefix });
-    const sealed = await new OncelyAdmin(store, { admin: operator }).inspect(id);
+    const sealed = await new OncelyAdmin(store, { admin: operator, coordinator: 'none' }).inspect(
+      id,
+    );
     expect(sealed.kind === 'completed' && sealed.response.body.kind).toBe('bytes');
     const opened = await new OncelyAdmin(store, {
       admin: operator,
+      coordinator: 'none',
       encryption: { keys: [k1] },
     }).inspect(id);
     expect(opened).toMatchObject({ kind: 'completed', response });

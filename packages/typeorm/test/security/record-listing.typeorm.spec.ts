@@ -27,7 +27,10 @@ describe.each(recordDatabases())('record listing and deletion on %s', (_name, da
   beforeEach(() => {
     clock = new FakeClock();
     store = new TypeOrmIdempotencyRecordStore(dataSource, { clock });
-    admin = new OncelyAdmin(store, { admin: new TypeOrmIdempotencyRecordAdmin(dataSource, clock) });
+    admin = new OncelyAdmin(store, {
+      admin: new TypeOrmIdempotencyRecordAdmin(dataSource, clock),
+      coordinator: 'none',
+    });
   });
 
   it('lists exactly the live records of an operation in batches, wildcards taken literally', async () => {

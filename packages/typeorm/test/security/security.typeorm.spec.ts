@@ -120,6 +120,7 @@ describe.each(recordDatabases())('security features on %s', (name, database) => 
     const store = new TypeOrmIdempotencyRecordStore(dataSource, { clock });
     const admin = new OncelyAdmin(store, {
       admin: new TypeOrmIdempotencyRecordAdmin(dataSource, clock),
+      coordinator: 'none',
     });
     const id = identity();
     expect((await admin.inspect(id)).kind).toBe('absent');
@@ -152,7 +153,10 @@ describe.each(recordDatabases())('security features on %s', (name, database) => 
   });
   it('force-releases a key while its transactional work holds the row, without waiting for it', async () => {
     const store = new TypeOrmIdempotencyRecordStore(dataSource);
-    const admin = new OncelyAdmin(store, { admin: new TypeOrmIdempotencyRecordAdmin(dataSource) });
+    const admin = new OncelyAdmin(store, {
+      admin: new TypeOrmIdempotencyRecordAdmin(dataSource),
+      coordinator: 'none',
+    });
     const effects = `oncely_release_effects_${randomUUID().slice(0, 8)}`;
     await dataSource.query(`CREATE TABLE ${effects} (ref varchar(64) NOT NULL)`);
     const id = identity();
