@@ -33,7 +33,8 @@ export const OncelyGraphQLErrorCode = Object.freeze({
   selectionMismatch: 'ONCELY_SELECTION_MISMATCH',
   /**
    * 410: the mutation ran, but the response its first client received was not kept (the server
-   * stopped before sending it); it will not run again under this key.
+   * stopped before sending it, or an error elsewhere nulled it out of that response); it will
+   * not run again under this key.
    */
   resultUnavailable: 'ONCELY_RESULT_UNAVAILABLE',
   /**
@@ -57,7 +58,7 @@ export function resultUnavailableError(field: string): OncelyGraphQLError {
     code: OncelyGraphQLErrorCode.resultUnavailable,
     status: 410,
     field,
-    message: `${field} already ran under this idempotency key, but the response to it was not kept (the server stopped before sending it). It will not run again under this key: read the outcome with a query.`,
+    message: `${field} already ran under this idempotency key, but the response to it was not kept (the server stopped before sending it, or another field's error left no value of it in that response). It will not run again under this key: read the outcome with a query.`,
   });
 }
 
