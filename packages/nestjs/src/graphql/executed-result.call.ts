@@ -21,6 +21,7 @@ import {
   resultCaptureMissingError,
   resultUnavailableError,
   selectionMismatchError,
+  withRouteBusyAdvice,
 } from './oncely-graphql.error.js';
 import { selectionFingerprint } from './selection.fingerprint.js';
 
@@ -50,6 +51,14 @@ const logger = new Logger('OncelyGraphQL');
  * first's outcome, as its result record only completes once this very response is sent.
  */
 export async function runKeepingExecutedResult(call: TransportCall): Promise<unknown> {
+  try {
+    return await runField(call);
+  } catch (error) {
+    throw withRouteBusyAdvice(call.route, error);
+  }
+}
+
+async function runField(call: TransportCall): Promise<unknown> {
   const { route, keyContext, context } = call;
   const [, , contextValue, info] = context.getArgs<[unknown, unknown, unknown, FieldInfo]>();
   const capture = executedResultCaptureOf(contextValue);

@@ -228,4 +228,31 @@ describe('GraphQL: aliases of one idempotent mutation in one request (Apollo; Re
     expect(executions('mixed-1')).toBe(1);
     expect(await effects('mixed-1')).toBe(1);
   });
+
+  it('refuses a duplicate still in flight after the wait without suggesting onBusy: wait', async () => {
+    const gates = app.get(Gates);
+    const first = mutate('alias-key-6', place('a', 'held-1', 3));
+    try {
+      await gates.entered$('held-1');
+      const duplicate = await mutate('alias-key-6', place('a', 'held-1', 3));
+      expect(duplicate.data).toBeNull();
+      expect(duplicate.errors).toEqual([
+        expect.objectContaining({
+          path: ['a'],
+          message: `OrdersResolver.place (resolver) is still running under this idempotency key: this request waited 1000 ms (onBusy: 'wait', wait: 1000) without receiving its outcome. Retry after extensions.retryAfterMs to receive it, or raise wait on the route if duplicates should wait longer.`,
+          extensions: expect.objectContaining({
+            code: OncelyCallErrorCode.requestInFlight,
+            status: 409,
+            retryAfterMs: expect.any(Number),
+          }),
+        }),
+      ]);
+    } finally {
+      gates.open('held-1');
+    }
+    const order = { id: 'held-1', amount: 3, execution: 1 };
+    expect(await first).toEqual({ data: { a: order } });
+    expect(executions('held-1')).toBe(1);
+    expect(await effects('held-1')).toBe(1);
+  });
 });
