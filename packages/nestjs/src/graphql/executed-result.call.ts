@@ -1,20 +1,27 @@
 import { Logger } from '@nestjs/common';
-import type { ProtectedCallExecutor, ProtectedRoute } from '@oncely/core/adapter';
-import type { KeyContext } from '@oncely/core';
+import {
+  resolveCallKeys,
+  type ProtectedCallExecutor,
+  type ProtectedRoute,
+} from '@oncely/core/adapter';
+import type { BusinessKey, KeyContext } from '@oncely/core';
 import { randomUUID } from 'node:crypto';
 import type { TransportCall } from '../call/protected-call.interception.js';
 import {
   executedResultCaptureOf,
   type ExecutedResult,
+  type ExecutedResultCapture,
   type ExecutedResultSink,
+  type FieldOutcome,
 } from './executed-result.capture.js';
 import { executedResultRoute, withExecutedResultId } from './executed-result.route.js';
-import { responsePathOf, type FieldInfo } from './graphql-info.types.js';
+import { responsePathOf, type FieldInfo, type ResponsePath } from './graphql-info.types.js';
 import { replayedValue } from './kept-selection.replay.js';
 import {
   resultCaptureMissingError,
   resultUnavailableError,
   selectionMismatchError,
+  withRouteBusyAdvice,
 } from './oncely-graphql.error.js';
 import { selectionFingerprint } from './selection.fingerprint.js';
 
@@ -39,13 +46,69 @@ const logger = new Logger('OncelyGraphQL');
  * A replay checks the selection, reads the second record and answers with it; its field
  * resolvers do not run. If the server dies in between, the second record's lease runs out and
  * a retry finds it free: it answers `ONCELY_RESULT_UNAVAILABLE` rather than run the effect again.
+ *
+ * Aliases of the field under one key in one operation are one call: the second shares the
+ * first's outcome, as its result record only completes once this very response is sent.
  */
 export async function runKeepingExecutedResult(call: TransportCall): Promise<unknown> {
-  const { executor, route, keyContext, context, run } = call;
+  try {
+    return await runField(call);
+  } catch (error) {
+    throw withRouteBusyAdvice(call.route, error);
+  }
+}
+
+async function runField(call: TransportCall): Promise<unknown> {
+  const { route, keyContext, context } = call;
   const [, , contextValue, info] = context.getArgs<[unknown, unknown, unknown, FieldInfo]>();
   const capture = executedResultCaptureOf(contextValue);
   if (!capture) throw resultCaptureMissingError(route.name);
-  const selection = selectionFingerprint(info);
+  const field = { selection: selectionFingerprint(info), path: responsePathOf(info.path), info };
+  const key = idempotencyKeyOf(route, keyContext);
+  if (!key) return (await runOnce(call, capture, field)).value;
+
+  const outcome = deferred<FieldOutcome>();
+  // Read only by a later alias, if any: a failure is this field's own error first.
+  outcome.promise.catch(() => undefined);
+  const first = capture.firstCall(key.identity, {
+    digest: key.digest,
+    selection: field.selection,
+    path: field.path,
+    outcome: outcome.promise,
+  });
+  if (first?.digest === key.digest && first.selection === field.selection) {
+    const { value, replayed } = await first.outcome;
+    if (replayed) capture.replay(field.path, replayed);
+    else capture.mirror(field.path, first.path);
+    return value;
+  }
+  // Other arguments or another selection under the key: once the first alias's call is
+  // settled, this one is answered as a retry sending them would be (422, or run if it failed).
+  await first?.outcome.catch(() => undefined);
+  try {
+    const own = await runOnce(call, capture, field);
+    outcome.resolve(own);
+    return own.value;
+  } catch (error) {
+    outcome.reject(error);
+    throw error;
+  }
+}
+
+/** The field as this operation asks for it. */
+interface OperationField {
+  readonly selection: string;
+  readonly path: ResponsePath;
+  readonly info: FieldInfo;
+}
+
+/** Runs the field under its records, or replays it; keeps or replays it in the capture. */
+async function runOnce(
+  call: TransportCall,
+  capture: ExecutedResultCapture,
+  { selection, path, info }: OperationField,
+): Promise<FieldOutcome> {
+  const { executor, route, keyContext, run } = call;
   const own: { value?: unknown; result?: PendingResult } = {};
   let kept: unknown;
   try {
@@ -64,16 +127,27 @@ export async function runKeepingExecutedResult(call: TransportCall): Promise<unk
     await own.result?.sink(undefined);
     throw error;
   }
-  const path = responsePathOf(info.path);
   if (own.result) {
     capture.keep(path, own.result.sink);
-    return own.value;
+    return { value: own.value };
   }
   if (!isKeptCall(kept)) throw resultUnavailableError(route.name);
   if (kept.graphqlSelection !== selection) throw selectionMismatchError(route.name);
   const result = await readResult(executor, route, keyContext, kept.executedResult);
   capture.replay(path, result);
-  return replayedValue(result.data, info.returnType, info.schema);
+  return { value: replayedValue(result.data, info.returnType, info.schema), replayed: result };
+}
+
+/**
+ * The call's idempotency key, to tell aliases under one key apart; `undefined` when it cannot be
+ * built, and the executor then refuses the call as it would any other.
+ */
+function idempotencyKeyOf(route: ProtectedRoute, keyContext: KeyContext): BusinessKey | undefined {
+  try {
+    return resolveCallKeys(route, keyContext).idempotency;
+  } catch {
+    return undefined;
+  }
 }
 
 interface PendingResult {
@@ -148,9 +222,8 @@ function isKeptCall(value: unknown): value is KeptCall {
 }
 
 function isExecutedResult(value: unknown): value is ExecutedResult {
-  return (
-    typeof value === 'object' && value !== null && Array.isArray((value as ExecutedResult).errors)
-  );
+  const result = value as Partial<ExecutedResult> | null | undefined;
+  return Array.isArray(result?.path) && Array.isArray(result.errors);
 }
 
 function untilAborted(signal: AbortSignal): Promise<undefined> {
@@ -160,8 +233,18 @@ function untilAborted(signal: AbortSignal): Promise<undefined> {
   });
 }
 
-function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void } {
+interface Deferred<T> {
+  readonly promise: Promise<T>;
+  readonly resolve: (value: T) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+function deferred<T>(): Deferred<T> {
   let resolve!: (value: T) => void;
-  const promise = new Promise<T>((settle) => (resolve = settle));
-  return { promise, resolve };
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((fulfil, fail) => {
+    resolve = fulfil;
+    reject = fail;
+  });
+  return { promise, resolve, reject };
 }

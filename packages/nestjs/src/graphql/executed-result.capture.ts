@@ -1,10 +1,12 @@
 import type { ResponsePath } from './graphql-info.types.js';
 
 /**
- * What the client received under one field: its data (`null` when an error nulled it or its
- * parent) and the errors whose `path` lies under it, as JSON, after the server formatted them.
+ * What the client received under one field: its data (`null` when an error under it nulled it)
+ * and the errors whose `path` lies under it, as JSON, after the server formatted them, with the
+ * field's response path they were read at (a replay under another alias re-roots them there).
  */
 export interface ExecutedResult {
+  readonly path: ResponsePath;
   readonly data: unknown;
   readonly errors: readonly FormattedError[];
 }
@@ -28,8 +30,26 @@ export interface GraphQLResponseBody {
   };
 }
 
-/** Hands one field's executed result on (to the durable record); `undefined`: there is none. */
+/**
+ * Hands one field's executed result on (to the durable record); `undefined`: nothing of the field
+ * reached the client (incremental delivery, or an error elsewhere nulled its parent).
+ */
 export type ExecutedResultSink = (result: ExecutedResult | undefined) => Promise<void>;
+
+/** How an idempotent field of the operation ended: its value, and its kept result if replayed. */
+export interface FieldOutcome {
+  readonly value: unknown;
+  readonly replayed?: ExecutedResult;
+}
+
+/** An idempotent field the operation runs under one key, for its later aliases to share. */
+export interface FieldCall {
+  /** The input's digest: an alias with other arguments is another payload for the key. */
+  readonly digest: string;
+  readonly selection: string;
+  readonly path: ResponsePath;
+  readonly outcome: Promise<FieldOutcome>;
+}
 
 /**
  * The fields of one GraphQL operation oncely keeps or replays, settled when the response is
@@ -39,6 +59,19 @@ export type ExecutedResultSink = (result: ExecutedResult | undefined) => Promise
 export class ExecutedResultCapture {
   readonly #kept: { path: ResponsePath; sink: ExecutedResultSink }[] = [];
   readonly #replayed: { path: ResponsePath; result: ExecutedResult }[] = [];
+  readonly #mirrored: { path: ResponsePath; of: ResponsePath }[] = [];
+  readonly #calls = new Map<string, FieldCall>();
+
+  /**
+   * The call an earlier field of this operation made under `identity`; `undefined` when there is
+   * none, and `call` is then registered as it. Checked and registered at once, so of two aliases
+   * resolved side by side (a query's fields) one is first.
+   */
+  firstCall(identity: string, call: FieldCall): FieldCall | undefined {
+    const first = this.#calls.get(identity);
+    if (!first) this.#calls.set(identity, call);
+    return first;
+  }
 
   keep(path: ResponsePath, sink: ExecutedResultSink): void {
     this.#kept.push({ path, sink });
@@ -48,27 +81,34 @@ export class ExecutedResultCapture {
     this.#replayed.push({ path, result });
   }
 
+  /** `path` answers with what the kept field at `of` executed: one call under two aliases. */
+  mirror(path: ResponsePath, of: ResponsePath): void {
+    this.#mirrored.push({ path, of });
+  }
+
   /**
    * Waits until every kept result is stored, so a client that got its response is sure a retry
    * gets the same. Incremental delivery (`@defer`, `@stream`) is not read: nothing is kept.
    */
   async settle(body: GraphQLResponseBody): Promise<void> {
     const single = body.kind === 'single' ? body.singleResult : undefined;
-    const kept = this.#kept.map(({ path, sink }) =>
-      sink(
-        single && {
-          data: asJson(valueAt(single.data, path) ?? null),
-          errors: asJson((single.errors ?? []).filter((error) => isUnder(error.path, path))),
-        },
-      ),
-    );
-    if (single && this.#replayed.length > 0) {
+    const executed = this.#kept.map(({ path }) => single && executedResultAt(single, path));
+    const kept = this.#kept.map(({ sink }, index) => sink(executed[index]));
+    const replayed = [...this.#replayed];
+    for (const { path, of } of this.#mirrored) {
+      const result = executed[this.#kept.findIndex((kept) => samePath(kept.path, of))];
+      if (result) replayed.push({ path, result });
+    }
+    if (single && replayed.length > 0) {
       const { errors: executedErrors = [], ...rest } = single;
       let data = single.data;
       let errors = executedErrors;
-      for (const { path, result } of this.#replayed) {
+      for (const { path, result } of replayed) {
         data = withValueAt(data, path, result.data);
-        errors = [...errors.filter((error) => !isUnder(error.path, path)), ...result.errors];
+        errors = [
+          ...errors.filter((error) => !isUnder(error.path, path)),
+          ...result.errors.map((error) => rerooted(error, result.path, path)),
+        ];
       }
       body.singleResult = { ...rest, data, ...(errors.length > 0 && { errors }) };
     }
@@ -98,6 +138,31 @@ export function executedResultCaptureOf(contextValue: unknown): ExecutedResultCa
   return typeof contextValue === 'object' && contextValue !== null
     ? captures.get(contextValue)
     : undefined;
+}
+
+/**
+ * The field's data and the errors under it. Its data is missing when an error elsewhere nulled
+ * its parent (a non-null sibling failed): nothing of the field reached the client, and keeping
+ * a bare `null` would replay a value it never had, so there is no result then.
+ */
+function executedResultAt(
+  single: NonNullable<GraphQLResponseBody['singleResult']>,
+  path: ResponsePath,
+): ExecutedResult | undefined {
+  const data = valueAt(single.data, path);
+  const errors = (single.errors ?? []).filter((error) => isUnder(error.path, path));
+  if (data === undefined && errors.length === 0) return undefined;
+  return asJson({ path, data: data ?? null, errors });
+}
+
+/** The error as reported under `to`, the field's path in this response, rather than `from`. */
+function rerooted(error: FormattedError, from: ResponsePath, to: ResponsePath): FormattedError {
+  if (!error.path || samePath(from, to)) return error;
+  return { ...error, path: [...to, ...error.path.slice(from.length)] };
+}
+
+function samePath(a: ResponsePath, b: ResponsePath): boolean {
+  return a.length === b.length && a.every((key, index) => b[index] === key);
 }
 
 function isUnder(errorPath: readonly (string | number)[] | undefined, path: ResponsePath): boolean {

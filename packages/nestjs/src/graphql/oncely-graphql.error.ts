@@ -1,5 +1,10 @@
 import { OncelyError } from '@oncely/core';
-import { callErrorPayloadOf, type OncelyCallErrorPayload } from '../call/call-error.js';
+import type { ProtectedRoute } from '@oncely/core/adapter';
+import {
+  callErrorPayloadOf,
+  OncelyCallErrorCode,
+  type OncelyCallErrorPayload,
+} from '../call/call-error.js';
 
 /**
  * An oncely refusal in a GraphQL resolver. graphql-js copies `extensions` of the original error
@@ -33,7 +38,8 @@ export const OncelyGraphQLErrorCode = Object.freeze({
   selectionMismatch: 'ONCELY_SELECTION_MISMATCH',
   /**
    * 410: the mutation ran, but the response its first client received was not kept (the server
-   * stopped before sending it); it will not run again under this key.
+   * stopped before sending it, or an error elsewhere nulled it out of that response); it will
+   * not run again under this key.
    */
   resultUnavailable: 'ONCELY_RESULT_UNAVAILABLE',
   /**
@@ -57,7 +63,7 @@ export function resultUnavailableError(field: string): OncelyGraphQLError {
     code: OncelyGraphQLErrorCode.resultUnavailable,
     status: 410,
     field,
-    message: `${field} already ran under this idempotency key, but the response to it was not kept (the server stopped before sending it). It will not run again under this key: read the outcome with a query.`,
+    message: `${field} already ran under this idempotency key, but the response to it was not kept (the server stopped before sending it, or another field's error left no value of it in that response). It will not run again under this key: read the outcome with a query.`,
   });
 }
 
@@ -68,4 +74,23 @@ export function resultCaptureMissingError(field: string): OncelyGraphQLError {
     field,
     message: `${field} is idempotent, but the server does not keep GraphQL responses: add OncelyGraphQLPlugin to the GraphQL module (as a provider, or in plugins: [new OncelyGraphQLPlugin()]). Nothing ran.`,
   });
+}
+
+/**
+ * A duplicate refused as in flight, told what fits its route: the core's refusal suggests
+ * `onBusy: 'wait'`, which a route that has it already did, for its whole `wait`.
+ */
+export function withRouteBusyAdvice(route: ProtectedRoute, error: unknown): unknown {
+  const idempotent = route.idempotent;
+  const payload = callErrorPayloadOf(error);
+  if (idempotent?.onBusy !== 'wait' || payload?.code !== OncelyCallErrorCode.requestInFlight) {
+    return error;
+  }
+  return new OncelyGraphQLError(
+    {
+      ...payload,
+      message: `${route.name} is still running under this idempotency key: this request waited ${idempotent.wait} ms (onBusy: 'wait', wait: ${idempotent.wait}) without receiving its outcome. Retry after extensions.retryAfterMs to receive it, or raise wait on the route if duplicates should wait longer.`,
+    },
+    { cause: error },
+  );
 }
