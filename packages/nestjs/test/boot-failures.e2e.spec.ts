@@ -1,9 +1,14 @@
 import { createOncelyEngine, type OncelyEngine } from '@oncely/core';
 import { RedisIdempotencyRecordStore } from '@oncely/redis';
-import { killAllWorkers, requireService, services, spawnWorker } from '@oncely/testing-kit';
+import {
+  exitAfterFailedBoot,
+  killAllWorkers,
+  requireService,
+  services,
+  spawnWorker,
+} from '@oncely/testing-kit';
 import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
-import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
 const WORKER = fileURLToPath(new URL('./support/boot-failure.worker.ts', import.meta.url));
@@ -83,27 +88,6 @@ describe('a failed boot on adapters oncely built from a URL, under a main.ts tha
     await redis?.quit();
   });
 
-  /**
-   * Boots the app until it reports its failed boot, then gives it `graceMs` to end by itself;
-   * one that does not is killed, and the test fails listing what kept it alive.
-   */
-  async function exitAfterFailedBoot(args: readonly string[], graceMs = 5_000) {
-    const worker = spawnWorker(WORKER, {
-      args: ['exiting-boot.app.ts', ...args, keyPrefix],
-      env: { NO_COLOR: '1' },
-    });
-    const { failed } = await worker.message<{ failed?: string }>((message) => 'failed' in message);
-    const exit = await Promise.race([worker.exited, delay(graceMs).then(() => undefined)]);
-    if (exit === undefined) {
-      worker.kill();
-      await worker.exited;
-      throw new Error(
-        `The process was still running ${graceMs} ms after its failed boot (${failed}):\n${worker.output()}`,
-      );
-    }
-    return { failed, code: exit.code, signal: exit.signal };
-  }
-
   const failures = [
     ['record-table', 'RecordTableNotMigratedError'],
     ['foreign-claim', 'ForeignClaimError'],
@@ -120,7 +104,10 @@ describe('a failed boot on adapters oncely built from a URL, under a main.ts tha
       it.each(failures)(
         '%s: the process exits 1 by itself (%s)',
         async (failure, errorName) => {
-          expect(await exitAfterFailedBoot([failure, boot, moduleStyle])).toEqual({
+          const worker = spawnWorker(WORKER, {
+            args: ['exiting-boot.app.ts', failure, boot, moduleStyle, keyPrefix],
+          });
+          expect(await exitAfterFailedBoot(worker)).toEqual({
             failed: errorName,
             code: 1,
             signal: null,

@@ -11,7 +11,7 @@ import { Controller, Module, Post, type DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import { IdempotentKey, OncelyModule, type OncelyModuleOptions } from '@oncely/nestjs';
-import { reportToParent } from '@oncely/testing-kit';
+import { reportFailedBoot, reportToParent } from '@oncely/testing-kit';
 import { RedisFlightCoordinator, RedisIdempotencyRecordStore } from '@oncely/redis';
 import { TypeOrmIdempotencyRecordStore } from '@oncely/typeorm';
 import { DataSource } from 'typeorm';
@@ -82,11 +82,5 @@ async function bootstrap(): Promise<void> {
 try {
   await bootstrap();
 } catch (error) {
-  reportToParent({ failed: (error as Error).name });
-  process.exitCode = 1;
-  // Unref'd: only printed when something else keeps the process alive.
-  setTimeout(
-    () => console.log(`still running on: ${process.getActiveResourcesInfo().join(', ')}`),
-    2_000,
-  ).unref();
+  reportFailedBoot(error);
 }
