@@ -43,7 +43,7 @@ export async function exitAfterFailedBoot(
   let timer: NodeJS.Timeout | undefined;
   const exit = await Promise.race([
     worker.exited,
-    new Promise<undefined>((resolve) => (timer = setTimeout(resolve, graceMs))),
+    new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), graceMs))),
   ]);
   clearTimeout(timer);
   if (exit === undefined) {

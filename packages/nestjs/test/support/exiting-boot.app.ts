@@ -11,7 +11,7 @@ import { Controller, Module, Post, type DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import { IdempotentKey, OncelyModule, type OncelyModuleOptions } from '@oncely/nestjs';
-import { reportFailedBoot, reportToParent } from '@oncely/testing-kit';
+import { redisUrl, reportFailedBoot, reportToParent } from '@oncely/testing-kit';
 import { RedisFlightCoordinator, RedisIdempotencyRecordStore } from '@oncely/redis';
 import { TypeOrmIdempotencyRecordStore } from '@oncely/typeorm';
 import { DataSource } from 'typeorm';
@@ -22,7 +22,6 @@ const [failure, boot, moduleStyle, keyPrefix] = process.argv.slice(3) as [
   'forRoot' | 'forRootAsync',
   string,
 ];
-const redisUrl = `redis://${process.env.REDIS_HOST ?? '127.0.0.1'}:${process.env.REDIS_PORT ?? 6379}`;
 
 @Controller('payments')
 class PaymentsController {
@@ -42,13 +41,13 @@ async function moduleOptions(): Promise<OncelyModuleOptions> {
   return {
     namespace: 'shop',
     service: 'billing-api',
-    coordinator: new RedisFlightCoordinator(redisUrl, { keyPrefix }),
+    coordinator: new RedisFlightCoordinator(redisUrl(), { keyPrefix }),
     store:
       failure === 'record-table'
         ? new TypeOrmIdempotencyRecordStore(
             await new DataSource({ type: 'better-sqlite3', database: ':memory:' }).initialize(),
           )
-        : new RedisIdempotencyRecordStore(redisUrl, { keyPrefix }),
+        : new RedisIdempotencyRecordStore(redisUrl(), { keyPrefix }),
     ...(failure === 'module-option' && { bootTimeout: 0 }),
   };
 }
