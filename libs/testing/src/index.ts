@@ -1,3 +1,4 @@
+export * from './failed-boot.js';
 export * from './free-port.js';
 export * from './redis-cli.js';
 export * from './redis-cluster.js';

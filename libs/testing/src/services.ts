@@ -31,6 +31,11 @@ export const services = {
   },
 } as const;
 
+/** The `redis://` URL of the test Redis, for adapters that build their own client from it. */
+export function redisUrl(): string {
+  return `redis://${services.redis.host}:${services.redis.port}`;
+}
+
 /** The AMQP URL of the test RabbitMQ, as `Transport.RMQ` and `amqplib.connect` take it. */
 export function rabbitmqUrl(): string {
   const { host, port, username, password } = services.rabbitmq;

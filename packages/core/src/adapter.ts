@@ -58,6 +58,11 @@ export {
   refuseUnknownOptions,
   requireFunction,
 } from './engine/option-checks.js';
+/**
+ * Runs an integration's own option checks so that a refusal closes the coordinator and store the
+ * options hand over, as `createOncelyEngine` does for its own.
+ */
+export { closeGivenAdaptersOnError } from './engine/given-adapters.js';
 export { ENGINE_OPTION_NAMES } from './engine/oncely-engine.options.js';
 
 // HTTP responses

@@ -9,6 +9,7 @@ import {
   type RegistryClaim,
 } from '@oncely/core';
 import {
+  closeGivenAdaptersOnError,
   ENGINE_OPTION_NAMES,
   refuseUnknownOptions,
   requireFunction,
@@ -44,10 +45,13 @@ export class Oncely {
   #routes = 0;
 
   constructor(options: OncelyExpressOptions) {
-    // Checked first: a refused option must not leave an engine behind, open.
-    refuseUnknownOptions(OWNER, options ?? {}, EXPRESS_OPTION_NAMES);
     const { resolveUser, ...engineOptions } = options ?? ({} as OncelyExpressOptions);
-    requireFunction(OWNER, 'resolveUser', resolveUser, '(req) => principal');
+    // Checked first: a refused option must not leave an engine behind, open (nor the adapters
+    // handed over, which the engine would have closed).
+    closeGivenAdaptersOnError(options, () => {
+      refuseUnknownOptions(OWNER, options ?? {}, EXPRESS_OPTION_NAMES);
+      requireFunction(OWNER, 'resolveUser', resolveUser, '(req) => principal');
+    });
     this.#engine = createOncelyEngine({ ...engineOptions, owner: OWNER });
     this.#resolveUser = resolveUser ?? ((req) => (req as { user?: unknown }).user);
   }

@@ -6,6 +6,7 @@ import {
   type RegistryClaim,
 } from '@oncely/core';
 import {
+  closeGivenAdaptersOnError,
   positiveIntegerOption,
   refuseUnknownOptions,
   requireFunction,
@@ -48,14 +49,19 @@ export class OncelyRuntime {
     options: OncelyModuleOptions,
     appValidation: () => OncelyValidationOptions | undefined = () => undefined,
   ): OncelyRuntime {
-    // Checked first: a refused option must not leave an engine behind, open.
-    refuseUnknownOptions(OWNER, options ?? {}, MODULE_OPTION_NAMES);
-    requireFunction(OWNER, 'keyContext', options.keyContext, '(context, base) => KeyContext');
     const { validation, keyContext, maxStandbys, rmq, ...engineOptions } = options;
-    const settlesRmq = settlesRmqMessages(OWNER, rmq);
-    const standbys = new StandbyRegistry(
-      positiveIntegerOption(OWNER, 'maxStandbys', maxStandbys, DEFAULT_MAX_STANDBYS),
-    );
+    // Checked first: a refused option must not leave an engine behind, open (nor the adapters
+    // handed over, which the engine would have closed).
+    const { settlesRmq, standbys } = closeGivenAdaptersOnError(options, () => {
+      refuseUnknownOptions(OWNER, options ?? {}, MODULE_OPTION_NAMES);
+      requireFunction(OWNER, 'keyContext', keyContext, '(context, base) => KeyContext');
+      return {
+        settlesRmq: settlesRmqMessages(OWNER, rmq),
+        standbys: new StandbyRegistry(
+          positiveIntegerOption(OWNER, 'maxStandbys', maxStandbys, DEFAULT_MAX_STANDBYS),
+        ),
+      };
+    });
     const engine = createOncelyEngine({
       ...engineOptions,
       // Nest's own logger by default, so oncely's lines follow the app's logger settings.

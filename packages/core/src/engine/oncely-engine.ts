@@ -14,6 +14,7 @@ import { checkBackends } from './backend-check.js';
 import { claimSettingsOf, claimTargetsOf, type ClaimSettings } from './claim-setup.js';
 import { CallTracing } from './call-tracing.js';
 import { DeclaredRoutes } from './declared-routes.js';
+import { closeGivenAdaptersOnError, isClosable, type Closable } from './given-adapters.js';
 import type { OncelyEventListener } from '../events/oncely-event.js';
 import { ENGINE_OPTION_NAMES, type OncelyEngineOptions } from './oncely-engine.options.js';
 import { loggerOption, type OncelyLogger } from './oncely-logger.js';
@@ -98,16 +99,17 @@ export interface OncelyEngine {
   close(): Promise<void>;
 }
 
-interface Closable {
-  close(): Promise<void>;
-}
-
 /**
  * Validates the options, builds the coordinator and store (in-memory when left out, refused in
  * production unless `allowInMemory`), applies the security options and builds the executor.
- * Throws `OncelyConfigurationError` naming the first bad option.
+ * Throws `OncelyConfigurationError` naming the first bad option, after closing the coordinator
+ * and store handed to it (so one built from a URL leaves no connection open behind the error).
  */
 export function createOncelyEngine(options: OncelyEngineOptions): OncelyEngine {
+  return closeGivenAdaptersOnError(options, () => buildEngine(options));
+}
+
+function buildEngine(options: OncelyEngineOptions): OncelyEngine {
   // Before any other check: a misspelt option would otherwise surface as a missing one.
   const { owner: entryPoint = 'createOncelyEngine()', ...appOptions } = (options ??
     {}) as Partial<OncelyEngineOptions>;
@@ -165,9 +167,7 @@ export const DEFAULT_BOOT_TIMEOUT_MS = 1_000;
 
 /** What the engine closes: the coordinator and the store, if it has a `close()`. */
 function closablesOf(engines: { coordinator: object; store: object }): Closable[] {
-  return [engines.coordinator, engines.store].filter(
-    (resource): resource is Closable => typeof (resource as Partial<Closable>).close === 'function',
-  );
+  return [engines.coordinator, engines.store].filter(isClosable);
 }
 
 class Engine implements OncelyEngine {

@@ -111,6 +111,27 @@ describe('createOncelyEngine ownership', () => {
     await connectionsReach(name, 0);
   });
 
+  // Handed over, they are oncely's to close; left open, a refused configuration would keep the
+  // process alive behind its error.
+  it('closes the clients of adapters created from a URL when it refuses an option', async () => {
+    const name = `oncely-refused-${randomUUID().slice(0, 8)}`;
+    const url = `redis://${services.redis.host}:${services.redis.port}/0?connectionName=${name}`;
+    const coordinator = new RedisFlightCoordinator(url, { keyPrefix });
+    const store = new RedisIdempotencyRecordStore(url, { keyPrefix });
+    await coordinator.connect();
+    await connectionsReach(name, 4);
+
+    expect(() =>
+      createOncelyEngine({ namespace: 'shop', coordinator, store, bootTimeout: 0 }),
+    ).toThrow(
+      new OncelyConfigurationError(
+        'createOncelyEngine() option "bootTimeout" must be a positive integer (default 1000), got 0.',
+      ),
+    );
+
+    await connectionsReach(name, 0);
+  });
+
   it('never destroys the DataSource handed to the TypeORM store; stops its purge schedule', async () => {
     const directory = mkdtempSync(join(tmpdir(), 'oncely-ownership-'));
     const dataSource = await new DataSource(

@@ -39,16 +39,27 @@ export class ProtectedHandlerDiscovery implements OnModuleInit {
     return entry?.kind === kind ? entry.route : undefined;
   }
 
-  onModuleInit(): void {
-    this.scan.run(this.discovery, this.scanner, (instance, method, handler, route) =>
-      wrapProtectedMethod(
-        instance,
-        method,
-        handler as Method,
-        route,
-        this.runtime.executor,
-        this.runtime.standbys,
-      ),
-    );
+  /**
+   * Finds and wraps every protected handler. A refused one (a bad option, a `transactional`
+   * route on a store without transactions) fails the boot after closing the runtime: Nest runs no
+   * shutdown hook after a failed init, and the connections the runtime opened would keep the
+   * process alive.
+   */
+  async onModuleInit(): Promise<void> {
+    try {
+      this.scan.run(this.discovery, this.scanner, (instance, method, handler, route) =>
+        wrapProtectedMethod(
+          instance,
+          method,
+          handler as Method,
+          route,
+          this.runtime.executor,
+          this.runtime.standbys,
+        ),
+      );
+    } catch (error) {
+      await this.runtime.close();
+      throw error;
+    }
   }
 }

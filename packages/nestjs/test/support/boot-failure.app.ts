@@ -7,7 +7,7 @@ import { IdempotentKey, OncelyModule } from '@oncely/nestjs';
 import { TypeOrmIdempotencyRecordStore } from '@oncely/typeorm';
 import { DataSource } from 'typeorm';
 
-const failure = process.argv[2] as 'record-table' | 'foreign-claim';
+const failure = process.argv[3] as 'record-table' | 'foreign-claim';
 
 @Controller('payments')
 class PaymentsController {
