@@ -51,10 +51,21 @@ const REPORTED = [
 const PNPM_MAJOR = '12';
 // Two apps at a time: each runs a server and a test runner, and the machine has two cores.
 const PARALLEL = Number(process.env.COMPAT_PARALLEL ?? 2);
+// An install or a test run takes a few minutes; one that hangs fails its app instead of the run.
+const STEP_TIMEOUT_MS = Number(process.env.COMPAT_STEP_TIMEOUT_S ?? 600) * 1000;
 
 const args = process.argv.slice(2);
 const update = args.includes('--update');
 const only = args.filter((arg) => !arg.startsWith('--'));
+
+/** The steps under way, each the leader of its own process group. */
+const running = new Set();
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    for (const child of running) process.kill(-child.pid, 'SIGKILL');
+    process.exit(1);
+  });
+}
 
 function run(command, commandArgs, cwd, log) {
   return new Promise((resolve, reject) => {
@@ -63,7 +74,14 @@ function run(command, commandArgs, cwd, log) {
       // The monorepo's own test command sets ESM flags; a consumer app must run without them.
       env: { ...process.env, NODE_OPTIONS: '' },
       stdio: ['ignore', 'pipe', 'pipe'],
+      // A group of its own, so a step that hangs is killed with every server it started.
+      detached: true,
     });
+    running.add(child);
+    const timer = setTimeout(() => {
+      log.push(`$ ${command} ${commandArgs.join(' ')}: killed after ${STEP_TIMEOUT_MS / 1000} s`);
+      process.kill(-child.pid, 'SIGKILL');
+    }, STEP_TIMEOUT_MS);
     let output = '';
     let stdout = '';
     child.stdout.on('data', (chunk) => {
@@ -73,6 +91,8 @@ function run(command, commandArgs, cwd, log) {
     child.stderr.on('data', (chunk) => (output += chunk));
     child.on('error', reject);
     child.on('close', (code) => {
+      clearTimeout(timer);
+      running.delete(child);
       log.push(`$ ${command} ${commandArgs.join(' ')}\n${output}`);
       if (code === 0) resolve({ output, stdout });
       else reject(new Error(`${command} ${commandArgs.join(' ')} exited with ${code}`));
@@ -308,8 +328,12 @@ const queue = [...apps];
 const results = [];
 await Promise.all(
   Array.from({ length: Math.min(PARALLEL, apps.length) }, async () => {
-    for (let app = queue.shift(); app; app = queue.shift())
-      results.push(await testApp(app, contents));
+    for (let app = queue.shift(); app; app = queue.shift()) {
+      console.log(`compat/${app}: installing and testing`);
+      const result = await testApp(app, contents);
+      console.log(`compat/${app}: ${result.ok ? 'passed' : 'FAILED'} in ${result.seconds.toFixed(0)} s`);
+      results.push(result);
+    }
   }),
 );
 

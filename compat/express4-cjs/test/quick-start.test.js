@@ -3,6 +3,7 @@ const { spawn } = require('node:child_process');
 const { randomUUID } = require('node:crypto');
 const { once } = require('node:events');
 const { createServer } = require('node:net');
+const { createInterface } = require('node:readline');
 
 /** The README's Express quick start, started as `node src/quick-start.js` on a free port. */
 let child;
@@ -17,10 +18,22 @@ beforeAll(async () => {
     env: { ...process.env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const [line] = await once(child.stdout, 'data');
-  expect(String(line)).toBe(`Listening on port ${port}\n`);
+  // oncely names what it runs on before the app says it listens; a child that exits ends the loop.
+  const printed = [];
+  for await (const line of createInterface({ input: child.stdout })) {
+    printed.push(line);
+    if (line.startsWith('Listening')) break;
+  }
+  expect(printed).toEqual([
+    'oncely: flight coordinator in-memory (this process only)',
+    'oncely: record store in-memory (this process only)',
+    `Listening on port ${port}`,
+  ]);
   baseUrl = `http://127.0.0.1:${port}`;
 });
+
+// A failed start must not leave the server running, which would keep the runner waiting.
+afterAll(() => child?.kill());
 
 const order = (key, qty) =>
   fetch(`${baseUrl}/orders`, {

@@ -3,7 +3,8 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
-import { before, test } from 'node:test';
+import { createInterface } from 'node:readline';
+import { after, before, test } from 'node:test';
 
 /** The README's Express quick start, started as `node src/quick-start.js` on a free port. */
 let child;
@@ -18,10 +19,22 @@ before(async () => {
     env: { ...process.env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const [line] = await once(child.stdout, 'data');
-  assert.equal(String(line), `Listening on port ${port}\n`);
+  // oncely names what it runs on before the app says it listens; a child that exits ends the loop.
+  const printed = [];
+  for await (const line of createInterface({ input: child.stdout })) {
+    printed.push(line);
+    if (line.startsWith('Listening')) break;
+  }
+  assert.deepEqual(printed, [
+    'oncely: flight coordinator in-memory (this process only)',
+    'oncely: record store in-memory (this process only)',
+    `Listening on port ${port}`,
+  ]);
   baseUrl = `http://127.0.0.1:${port}`;
 });
+
+// A failed start must not leave the server running, which would keep the runner waiting.
+after(() => child?.kill());
 
 const order = (key, qty) =>
   fetch(`${baseUrl}/orders`, {

@@ -33,6 +33,16 @@ export class Leadership {
    * again its waiters get, and its failure is theirs too.
    */
   retry = false;
+  /**
+   * While the flight waits for a lease held elsewhere: when that lease runs out, as last
+   * reported (`performance.now()` time).
+   */
+  heldElsewhereUntil?: number;
+  #markAnswered!: () => void;
+  /** Resolves once the coordinator answered the flight's first acquire, or failed to. */
+  readonly answered = new Promise<void>((resolve) => {
+    this.#markAnswered = resolve;
+  });
   #markLost!: () => void;
   /** Resolves `{ freed }` once the lease is lost; never otherwise. */
   readonly lost = new Promise<JoinOutcome>((resolve) => {
@@ -41,6 +51,10 @@ export class Leadership {
 
   markLost(): void {
     this.#markLost();
+  }
+
+  markAnswered(): void {
+    this.#markAnswered();
   }
 }
 
@@ -58,6 +72,12 @@ export async function stillLeads(flight: LocalFlight): Promise<boolean> {
 export type JoinOutcome =
   { readonly landed: Landing<unknown> } | { readonly failed: unknown } | { readonly freed: true };
 
+/** The refusal of a caller that may not wait (any more) for `flight`, with its lease's time left. */
+export function flightBusy(flight: LocalFlight, key: string): FlightBusyError {
+  const leaseEnd = flight.leadership.heldElsewhereUntil ?? flight.since + flight.leaseTtl;
+  return new FlightBusyError(key, Math.max(1, Math.ceil(leaseEnd - performance.now())));
+}
+
 /**
  * Waits for a flight of this process as a follower on another node would wait for its lease:
  * `onBusy: 'wait'` callers give up with `FlightBusyError` once their own `wait` is over.
@@ -73,15 +93,11 @@ export function joinWithin(
     (landed): JoinOutcome => ({ landed }),
     (failed: unknown): JoinOutcome => ({ failed }),
   );
-  // `reject` callers are refused by their caller while the flight executes (the executor's
-  // local duplicate check); otherwise they share what the flight only read.
+  // `reject` callers get here only while the flight reads (a kept result, its first acquire).
   if (settings.onBusy !== 'wait') return settled;
   return new Promise<JoinOutcome>((resolve, reject) => {
     const timer = setTimeout(
-      () => {
-        const elapsed = performance.now() - flight.since;
-        reject(new FlightBusyError(key, Math.max(1, Math.ceil(flight.leaseTtl - elapsed))));
-      },
+      () => reject(flightBusy(flight, key)),
       Math.max(0, Math.ceil(deadline - performance.now())),
     );
     timer.unref();

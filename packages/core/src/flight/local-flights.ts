@@ -1,4 +1,5 @@
 import {
+  flightBusy,
   joinWithin,
   stillLeads,
   type JoinOutcome,
@@ -73,7 +74,18 @@ export class LocalFlights {
     deadline: number,
   ): Promise<JoinOutcome> {
     if (settings.onBusy === 'reject') {
-      return (await stillLeads(running)) ? joinWithin(running, key, settings, deadline) : FREED;
+      // Refused at once while the flight runs the work or waits for another node's run, as a
+      // caller on another node would be; a lease freed under the work no longer stands for it.
+      // A flight still asking the coordinator is neither yet: its answer tells which.
+      const settled = running.landing.then(
+        () => undefined,
+        () => undefined,
+      );
+      await Promise.race([running.leadership.answered, settled]);
+      const { lease, heldElsewhereUntil } = running.leadership;
+      if (lease !== undefined && !(await lease.confirm())) return FREED;
+      if (lease !== undefined || heldElsewhereUntil !== undefined) throw flightBusy(running, key);
+      return joinWithin(running, key, settings, deadline);
     }
     return Promise.race([joinWithin(running, key, settings, deadline), running.leadership.lost]);
   }

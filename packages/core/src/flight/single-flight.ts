@@ -200,6 +200,7 @@ export class SingleFlight {
         try {
           outcome = await this.coordinator.acquire(key, owner, settings.leaseTtl);
         } catch (error) {
+          leadership.markAnswered();
           if (
             !(error instanceof CoordinatorUnavailableError) ||
             settings.onCoordinatorDown === 'closed'
@@ -209,6 +210,9 @@ export class SingleFlight {
           this.#coordinatorDown(key, operation, error);
           return { value: await work(uncoordinatedContext(key)), source: 'executed' };
         }
+        leadership.heldElsewhereUntil =
+          outcome.kind === 'busy' ? askedAt + Math.max(0, outcome.leaseRemainingMs) : undefined;
+        leadership.markAnswered();
         if (outcome.kind !== 'busy') {
           subscription?.cancel();
           subscription = undefined;

@@ -151,6 +151,54 @@ describe('SingleFlight', () => {
       await leading;
     });
 
+    it("refuses an onBusy: 'reject' caller at once while a flight of this process runs the work", async () => {
+      const flight = new SingleFlight(coordinator, { leaseTtl: 5_000 });
+      const gate = deferred();
+      let executions = 0;
+      const leading = flight.run('k', async () => {
+        executions += 1;
+        await gate.promise;
+        return 'v';
+      });
+      await until(() => executions === 1);
+
+      // Settles while the leader's work is still held at the gate: it did not wait for it.
+      const error = await flight
+        .run('k', async () => 'other', { onBusy: 'reject' })
+        .catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(FlightBusyError);
+      expect((error as FlightBusyError).leaseRemainingMs).toBeGreaterThan(0);
+      gate.resolve();
+      expect(await leading).toEqual({ value: 'v', source: 'executed' });
+      expect(executions).toBe(1);
+    });
+
+    it("refuses an onBusy: 'reject' caller at once while a flight of this process waits for another node's lease", async () => {
+      const gate = deferred();
+      const leading = new SingleFlight(coordinator, { leaseTtl: 5_000 }).run('k', () =>
+        gate.promise.then(() => 'v'),
+      );
+      await until(() => coordinator.calls.acquire === 1);
+      const node = new SingleFlight(coordinator, { wait: 5_000 });
+      const following = node.run('k', async () => 'other');
+      const asking = node
+        .run('k', async () => 'other', { onBusy: 'reject' })
+        .catch((caught: unknown) => caught);
+      await until(() => coordinator.pendingWaits === 1);
+
+      // One joined while the flight still asked the coordinator, one once it waits.
+      expect(await asking).toBeInstanceOf(FlightBusyError);
+      const error = await node
+        .run('k', async () => 'other', { onBusy: 'reject' })
+        .catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(FlightBusyError);
+      // The time left of the lease held elsewhere, not of a lease this node never took.
+      expect((error as FlightBusyError).leaseRemainingMs).toBeLessThanOrEqual(5_000);
+      gate.resolve();
+      expect(await leading).toEqual({ value: 'v', source: 'executed' });
+      expect(await following).toEqual({ value: 'v', source: 'shared' });
+    });
+
     it('gives up with FlightBusyError once wait has passed', async () => {
       const gate = deferred();
       let executions = 0;
