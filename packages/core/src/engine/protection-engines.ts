@@ -1,7 +1,7 @@
 import type { OncelyEventListener } from '../events/oncely-event.js';
 import type { Clock } from '../time/clock.js';
 import type { FlightCoordinator } from '../flight/flight-coordinator.port.js';
-import { SingleFlight } from '../flight/single-flight.js';
+import { letRejectingCallersJoin, SingleFlight } from '../flight/single-flight.js';
 import type { IdempotencyRecordStore } from '../record/idempotency-record-store.port.js';
 import type { ProtectedCallEngines } from '../call/protected-call.types.js';
 
@@ -45,14 +45,17 @@ export function createProtectionEngines(options: ProtectionEnginesOptions): Prot
     }),
   };
   return {
-    flight: new SingleFlight(options.coordinator, { ...shared, events }),
-    guard: new SingleFlight(options.coordinator, {
-      ...shared,
-      events: (event) => {
-        if (event.outcome !== 'coordinator_down') return;
-        for (const listener of events) listener({ ...event, mechanism: 'idempotency' });
-      },
-    }),
+    // The executor refuses a duplicate of a running handler itself (`refuseRunningDuplicate`).
+    flight: letRejectingCallersJoin(new SingleFlight(options.coordinator, { ...shared, events })),
+    guard: letRejectingCallersJoin(
+      new SingleFlight(options.coordinator, {
+        ...shared,
+        events: (event) => {
+          if (event.outcome !== 'coordinator_down') return;
+          for (const listener of events) listener({ ...event, mechanism: 'idempotency' });
+        },
+      }),
+    ),
     store: options.store,
     events,
     ...(options.tracer && { tracer: options.tracer }),

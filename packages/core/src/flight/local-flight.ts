@@ -93,7 +93,8 @@ export function joinWithin(
     (landed): JoinOutcome => ({ landed }),
     (failed: unknown): JoinOutcome => ({ failed }),
   );
-  // `reject` callers get here only while the flight reads (a kept result, its first acquire).
+  // `reject` callers get here while the flight only reads (a kept result), or when their caller
+  // refuses duplicates of running work itself (`letRejectingCallersJoin`).
   if (settings.onBusy !== 'wait') return settled;
   return new Promise<JoinOutcome>((resolve, reject) => {
     const timer = setTimeout(

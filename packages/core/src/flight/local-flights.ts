@@ -72,7 +72,12 @@ export class LocalFlights {
     key: string,
     settings: ResolvedFlightOptions,
     deadline: number,
+    /** The caller refuses duplicates of running work itself (`letRejectingCallersJoin`). */
+    rejectingJoins: boolean,
   ): Promise<JoinOutcome> {
+    if (settings.onBusy === 'reject' && rejectingJoins) {
+      return (await stillLeads(running)) ? joinWithin(running, key, settings, deadline) : FREED;
+    }
     if (settings.onBusy === 'reject') {
       // Refused at once while the flight runs the work or waits for another node's run, as a
       // caller on another node would be; a lease freed under the work no longer stands for it.

@@ -77,6 +77,20 @@ import {
  * survives: running uncoordinated, or a failed `renew`/`complete`/`release`. An `executed` event
  * carrying `error` means the result could not be stored (e.g. `ResultTooLargeError`).
  */
+/** The flights made by `letRejectingCallersJoin`. */
+const joinedUnderReject = new WeakSet<SingleFlight>();
+
+/**
+ * For the engines of the HTTP executor, which refuse a duplicate of a running handler themselves
+ * (they know when the handler starts, the flight does not): an `onBusy: 'reject'` caller of
+ * `flight` joins a flight of this process as long as its lease holds, and so shares what that
+ * flight only read (a replay, a foreign owner's refusal).
+ */
+export function letRejectingCallersJoin(flight: SingleFlight): SingleFlight {
+  joinedUnderReject.add(flight);
+  return flight;
+}
+
 export class SingleFlight {
   readonly #options: ResolvedEngineOptions;
   readonly #events: OncelyEventDispatcher;
@@ -155,7 +169,13 @@ export class SingleFlight {
           this.#emit(key, operation, landing.source, startedAt, landing.storeError);
           return { value: landing.value, source: landing.source };
         }
-        const outcome = await this.#flights.join(running, key, settings, deadline);
+        const outcome = await this.#flights.join(
+          running,
+          key,
+          settings,
+          deadline,
+          joinedUnderReject.has(this),
+        );
         if ('freed' in outcome) {
           this.#flights.forget(key, running);
           continue;
