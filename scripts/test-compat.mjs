@@ -331,7 +331,9 @@ await Promise.all(
     for (let app = queue.shift(); app; app = queue.shift()) {
       console.log(`compat/${app}: installing and testing`);
       const result = await testApp(app, contents);
-      console.log(`compat/${app}: ${result.ok ? 'passed' : 'FAILED'} in ${result.seconds.toFixed(0)} s`);
+      console.log(
+        `compat/${app}: ${result.ok ? 'passed' : 'FAILED'} in ${result.seconds.toFixed(0)} s`,
+      );
       results.push(result);
     }
   }),
