@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // npm run test:chaos [-- scenario …] — the fault scenarios and the soak, one after the other,
 // each on its own redis-server(s) and PostgreSQL database, then a summary table. Exits 1 when
-// any scenario broke the invariant. Needs the built demo (npm run build) and PostgreSQL
-// (DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test, allowed to CREATE DATABASE).
+// any scenario broke the invariant. Needs the built demo (npm run build), PostgreSQL
+// (DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test, allowed to CREATE DATABASE)
+// and, for rabbitmq-consumer-kill, RabbitMQ (RABBITMQ_HOST / RABBITMQ_PORT, default 127.0.0.1:5672).
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { stopAllRedisServers } from '@oncely/testing-kit';

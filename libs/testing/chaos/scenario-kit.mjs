@@ -1,6 +1,6 @@
-// What every scenario gets: its own PostgreSQL database, its own redis-server (or 3-master
-// cluster) on spare loopback ports, three demo processes, a ledger, and a clean-up that runs
-// even when the scenario throws.
+// What every scenario run through `scenario()` gets: its own PostgreSQL database, its own
+// redis-server (or 3-master cluster) on spare loopback ports, three demo processes, a ledger, and
+// a clean-up that runs even when the scenario throws.
 import { randomBytes } from 'node:crypto';
 import { startRedisCluster, startRedisServer } from '@oncely/testing-kit';
 import pg from 'pg';
@@ -17,20 +17,14 @@ export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 export async function scenario(name, { redis = 'single', env = {} }, body) {
   const started = Date.now();
-  const database = `oncely_chaos_${run}_${name.replace(/-/g, '_')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
+  const { database, admin, url, create, drop } = await scenarioDatabase(name);
   let db;
   let servers = [];
   let fleet;
   const ledger = new Ledger();
   const row = { scenario: name, faults: 0, failures: [] };
   try {
-    await admin.query(`CREATE DATABASE "${database}"`);
-    const url = new URL(adminUrl);
-    url.pathname = `/${database}`;
-    db = new pg.Client({ connectionString: url.toString() });
-    await db.connect();
+    db = await create();
     servers =
       redis === 'cluster' ? [...(await startRedisCluster()).servers] : [await startRedisServer()];
     const redisEnv =
@@ -40,13 +34,13 @@ export async function scenario(name, { redis = 'single', env = {} }, body) {
     fleet = await startFleet({
       name,
       env: {
-        DATABASE_URL: url.toString(),
+        DATABASE_URL: url,
         ONCELY_REDIS_PREFIX: `chaos-${run}:`,
         ...redisEnv,
         ...env,
       },
     });
-    const context = { fleet, ledger, db, database, admin, servers, row, url: url.toString() };
+    const context = { fleet, ledger, db, database, admin, servers, row, url };
     const checks = await body(context);
     const verdict = await ledger.verify({
       db,
@@ -68,8 +62,7 @@ export async function scenario(name, { redis = 'single', env = {} }, body) {
     await fleet?.stop().catch(() => {});
     await Promise.all(servers.map((s) => s.stop().catch(() => {})));
     await db?.end().catch(() => {});
-    await admin.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`).catch(() => {});
-    await admin.end().catch(() => {});
+    await drop();
   }
   Object.assign(row, {
     sent: ledger.sent,
@@ -79,6 +72,33 @@ export async function scenario(name, { redis = 'single', env = {} }, body) {
     seconds: Math.round((Date.now() - started) / 1000),
   });
   return row;
+}
+
+/**
+ * Scenario `name`'s own PostgreSQL database, `oncely_chaos_<run>_<name>`: `create()` creates it
+ * and opens a client on it, `drop()` removes it with every connection to it.
+ */
+export async function scenarioDatabase(name) {
+  const database = `oncely_chaos_${run}_${name.replace(/-/g, '_')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  const url = new URL(adminUrl);
+  url.pathname = `/${database}`;
+  return {
+    database,
+    admin,
+    url: url.toString(),
+    async create() {
+      await admin.query(`CREATE DATABASE "${database}"`);
+      const db = new pg.Client({ connectionString: url.toString() });
+      await db.connect();
+      return db;
+    },
+    async drop() {
+      await admin.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`).catch(() => {});
+      await admin.end().catch(() => {});
+    },
+  };
 }
 
 /** The demo's logged unexpected errors (the 500s), by message and the first oncely frame. */

@@ -4,6 +4,7 @@ import { redisCli, waitUntilClusterOk } from '@oncely/testing-kit';
 import { LeaseLostError } from '@oncely/core';
 import { TypeOrmIdempotencyRecordStore, withIdempotencyRecords } from '@oncely/typeorm';
 import { DataSource } from 'typeorm';
+import { rabbitmqConsumerKill } from './rabbitmq-consumer-kill.mjs';
 import { run, scenario, sleep } from './scenario-kit.mjs';
 import { newOperation, pick } from './traffic.mjs';
 
@@ -223,6 +224,9 @@ export const scenarios = {
       // later report retry runs again (a cache, not a record); durable routes must not.
       return { kinds, exactExecutions: DURABLE, oneResult: DURABLE };
     }),
+
+  /** RabbitMQ consumers SIGKILLed after their record completed, before their ack, three times. */
+  'rabbitmq-consumer-kill': rabbitmqConsumerKill,
 
   /** ≥ 60 s, 3 processes, 10 % duplicates, all four routes; memory sampled every 5 s. */
   soak: () =>

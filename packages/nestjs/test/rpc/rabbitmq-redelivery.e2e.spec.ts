@@ -13,6 +13,7 @@ interface Report {
   readonly ready?: string;
   readonly stopped?: string;
   readonly frozen?: FreezePoint;
+  readonly messageId?: string;
   readonly effect?: string;
   readonly outcome?: string;
   readonly settlement?: Settlement;
@@ -63,10 +64,11 @@ describe('a RabbitMQ consumer SIGKILLed before its ack (consumer processes, Redi
 
   it('killed after its record completed, before its ack: the redelivery replays on a second consumer and is acked, one effect', async () => {
     const name = rabbitmq.queue('after-complete');
-    const event = { messageId: 'paid-1', amount: 10 };
+    const event = { messageId: 'paid-1', amount: 10, freeze: true };
     const first = await consumer(name, 'first', 'after-complete');
     publish(name, event);
-    await first.message<Report>((m) => m.frozen === 'after-complete');
+    const frozen = await first.message<Report>((m) => m.frozen === 'after-complete');
+    expect(frozen.messageId).toBe('paid-1');
     expect(await backends.effectRows('paid-1')).toBe(1);
     first.kill();
     expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' });
@@ -87,10 +89,11 @@ describe('a RabbitMQ consumer SIGKILLed before its ack (consumer processes, Redi
 
   it('killed after its effect, before its record completed: the redelivery waits out the lease and runs again, two effects', async () => {
     const name = rabbitmq.queue('after-effect');
-    const event = { messageId: 'paid-2', amount: 20 };
+    const event = { messageId: 'paid-2', amount: 20, freeze: true };
     const first = await consumer(name, 'first', 'after-effect');
     publish(name, event);
-    await first.message<Report>((m) => m.frozen === 'after-effect');
+    const frozen = await first.message<Report>((m) => m.frozen === 'after-effect');
+    expect(frozen.messageId).toBe('paid-2');
     first.kill();
     expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' });
     expect(outcomes(first)).toEqual([]);

@@ -7,22 +7,21 @@ import { nextParentMessage, rabbitmqUrl, reportToParent, services } from '@oncel
 import { TypeOrmIdempotencyRecordStore, withIdempotencyRecords } from '@oncely/typeorm';
 import { DataSource } from 'typeorm';
 import { CountingServerRMQ } from './counting-rmq.server.js';
-import { PAID, type FreezePoint } from './rabbitmq-consumer.constants.js';
+import { PAID, type FreezePoint, type PaidMessage } from './rabbitmq-consumer.constants.js';
 
-const [namespace, keyPrefix, schema, queue, node, freeze, lease] = process.argv.slice(2) as [
-  string,
-  string,
-  string,
-  string,
-  string,
-  FreezePoint,
-  string,
-];
+const [namespace, keyPrefix, schema, queue, node, freeze, lease, deadLetterQueue] =
+  process.argv.slice(2) as [string, string, string, string, string, FreezePoint, string, string?];
 const leaseTtl = Number(lease);
 
+/**
+ * The message this process is handling: with prefetch 1 there is one at a time, and the
+ * `executed` event that follows its handler is about it.
+ */
+let handling: PaidMessage | undefined;
+
 /** Blocks this process's only thread: no timer, no socket write, no ack happens any more. */
-function freezeHere(point: FreezePoint): void {
-  reportToParent({ frozen: point, node });
+function freezeHere(point: FreezePoint, message: PaidMessage): void {
+  reportToParent({ frozen: point, messageId: message.messageId, node });
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10 * 60_000);
 }
 
@@ -44,13 +43,14 @@ class PaymentsConsumer {
     // A redelivery meeting a dead consumer's record waits out its lease rather than bouncing.
     wait: leaseTtl * 5,
   })
-  async paid(@Payload() message: { messageId: string; amount: number }) {
+  async paid(@Payload() message: PaidMessage) {
+    handling = message;
     await dataSource.query(`INSERT INTO "${schema}"."effects" (ref, amount) VALUES ($1, $2)`, [
       message.messageId,
       message.amount,
     ]);
     reportToParent({ effect: message.messageId, node });
-    if (freeze === 'after-effect') freezeHere(freeze);
+    if (freeze === 'after-effect' && message.freeze) freezeHere(freeze, message);
   }
 }
 
@@ -66,7 +66,9 @@ class PaymentsConsumer {
         if (event.mechanism !== 'idempotency') return;
         reportToParent({ outcome: event.outcome, key: event.key, node });
         // Emitted once the record is complete, before the interceptor acks.
-        if (event.outcome === 'executed' && freeze === 'after-complete') freezeHere(freeze);
+        if (event.outcome === 'executed' && freeze === 'after-complete' && handling?.freeze) {
+          freezeHere(freeze, handling);
+        }
       },
     }),
   ],
@@ -77,8 +79,14 @@ class ConsumerModule {}
 const server = new CountingServerRMQ({
   urls: [rabbitmqUrl()],
   queue,
-  // Not durable: the test deletes it; it outlives a killed consumer all the same.
-  queueOptions: { durable: false },
+  // Not durable: the test deletes it; it outlives a killed consumer all the same. Refused
+  // messages go to the dead-letter queue when one is named, where the parent counts them.
+  queueOptions: {
+    durable: false,
+    ...(deadLetterQueue && {
+      arguments: { 'x-dead-letter-exchange': '', 'x-dead-letter-routing-key': deadLetterQueue },
+    }),
+  },
   noAck: false,
   prefetchCount: 1,
 });
