@@ -61,7 +61,8 @@ export function protectedRouteMiddleware(options: ProtectedRouteMiddlewareOption
           return call.response;
         },
       });
-      if (!result.replayed && call?.capture.ended) {
+      // The route's own response, held whole; a refused one is answered with what was kept.
+      if (!result.replayed && call?.capture.ended && !call.capture.refused) {
         call.capture.commit();
         return;
       }

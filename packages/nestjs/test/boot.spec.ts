@@ -297,33 +297,52 @@ describe('start-up checks', () => {
     );
   });
 
-  it('refuses at run time a stream the declared type did not reveal, and keeps nothing', async () => {
-    let executions = 0;
-    @Controller('late-files')
-    class LateFilesController {
-      @Post()
-      @IdempotentKey({ operation: 'late-file', scope: 'headers.x-tenant' })
-      async file(): Promise<unknown> {
-        executions += 1;
-        return Readable.from(['x']);
+  it.each([
+    ['a Readable', () => Readable.from(['x'])],
+    ['a StreamableFile', () => new StreamableFile(Buffer.from('x'))],
+  ])(
+    'refuses at run time %s an async handler returned, and keeps the refusal: its retry replays it, 1 execution',
+    async (_, produce) => {
+      let executions = 0;
+      @Controller('late-files')
+      class LateFilesController {
+        @Post()
+        @IdempotentKey({ operation: 'late-file', scope: 'headers.x-tenant' })
+        async file(): Promise<unknown> {
+          executions += 1;
+          return produce();
+        }
       }
-    }
-    const app = await boot([LateFilesController]);
-    try {
-      const key = randomUUID();
-      const send = () =>
-        request(app.getHttpServer())
-          .post('/late-files')
-          .set('x-tenant', 't')
-          .set('idempotency-key', key)
-          .send({});
-      expect((await send()).status).toBe(500);
-      expect((await send()).status).toBe(500);
-      expect(executions).toBe(2);
-    } finally {
-      await app.close();
-    }
-  });
+      const app = await boot([LateFilesController]);
+      try {
+        const key = randomUUID();
+        const send = () =>
+          request(app.getHttpServer())
+            .post('/late-files')
+            .set('x-tenant', 't')
+            .set('idempotency-key', key)
+            .send({});
+        const first = await send();
+        const retry = await send();
+        expect(first.status).toBe(500);
+        expect(first.headers['content-type']).toMatch(/^application\/problem\+json/);
+        expect(first.body).toEqual({
+          type: 'urn:oncely:problem:unsupported-response',
+          title: 'Response cannot be kept',
+          status: 500,
+          detail:
+            'The request ran once but its response could not be kept; retries of this key get this error.',
+        });
+        expect(first.headers['idempotent-replayed']).toBeUndefined();
+        expect(retry.status).toBe(500);
+        expect(retry.headers['idempotent-replayed']).toBe('true');
+        expect(retry.body).toEqual(first.body);
+        expect(executions).toBe(1);
+      } finally {
+        await app.close();
+      }
+    },
+  );
 
   it('refuses transactional routes without a store that supports transactions', async () => {
     @Controller('tx')

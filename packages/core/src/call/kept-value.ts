@@ -1,8 +1,9 @@
 import { ResultNotSerializableError } from '../flight/result-not-serializable.error.js';
 import { fromValueTree, toValueTree, type ValueFidelity } from '../flight/value-tree.js';
-import { storedBodyValue } from '../http/http-response.js';
+import { storedBodyValue, type HttpResponse } from '../http/http-response.js';
 import type { StoredBody } from '../record/stored-response.js';
 import { UnstorableValueError } from './unstorable-value.error.js';
+import { VALUE_CALL_STATUS } from './value-call.js';
 
 /**
  * Marks the kept body of a value call. A body without it was kept by an earlier version, which
@@ -31,8 +32,20 @@ export function keptValueBody(value: unknown, fidelity: ValueFidelity): StoredBo
   return { kind: 'json', value: kept };
 }
 
-/** The value a kept body stands for; throws `UnstorableValueError` for a kept refusal. */
-export function valueOfKept(body: StoredBody, route: string): unknown {
+/**
+ * The value a kept response stands for; throws `UnstorableValueError` for a kept refusal: of the
+ * value itself, or of its size (the record keeps the 413 that a too large response gets).
+ */
+export function valueOfKept(response: HttpResponse, route: string): unknown {
+  const { body } = response;
+  if (response.status !== VALUE_CALL_STATUS) {
+    const { limitBytes } = storedBodyValue(body) as { limitBytes?: number };
+    throw new UnstorableValueError(
+      route,
+      '$',
+      `it is larger than the ${String(limitBytes)} bytes kept for it (maxResponseBytes)`,
+    );
+  }
   if (body.kind !== 'json' || !isKeptValue(body.value)) return storedBodyValue(body);
   const { refused } = body.value;
   if (refused) throw new UnstorableValueError(route, refused.path, refused.reason);

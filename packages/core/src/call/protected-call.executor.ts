@@ -115,7 +115,7 @@ export class ProtectedCallExecutor {
         body: keptValueBody(await run(context), fidelity),
       }),
     });
-    return { value: valueOfKept(response.body, route.name), replayed };
+    return { value: valueOfKept(response, route.name), replayed };
   }
 
   /** This executor's environment for one traced call, whose decisions its trace hears. */

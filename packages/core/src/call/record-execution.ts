@@ -12,7 +12,10 @@ import type { LocalCall } from './local-calls.js';
 import type { OwnReply } from './own-reply.js';
 import type { ResolvedIdempotentRoute } from './protected-route.js';
 import { RecordWatchdog } from './record-watchdog.js';
+import { toProblemResponse, type ProblemResponse } from '../http/problem-details.js';
+import { PayloadTooLargeError } from '../http/request-rejected.errors.js';
 import { isStorableStatus } from '../http/response-storage-policy.js';
+import { UnsupportedResponseError } from '../http/unsupported-response.error.js';
 import { ResponseSignal } from './response-signal.js';
 import { TransactionalStoreRequiredError } from './route-setup.errors.js';
 
@@ -38,10 +41,32 @@ export interface RecordExecution {
   readonly emit: (outcome: OncelyOutcome, error?: unknown) => void;
 }
 
+/** A handler's response refused as one oncely cannot keep: of a kind, or of a size. */
+function isUnkeptResponse(error: unknown): error is UnsupportedResponseError | PayloadTooLargeError {
+  return (
+    error instanceof UnsupportedResponseError ||
+    (error instanceof PayloadTooLargeError && error.subject === 'response')
+  );
+}
+
+/** The answer kept for a handler whose response could not be kept. */
+function keptRefusalOf(error: UnsupportedResponseError | PayloadTooLargeError): StoredResponse {
+  const problem = toProblemResponse(error) as ProblemResponse;
+  const detail =
+    'The request ran once but its response could not be kept; retries of this key get this error.';
+  return {
+    status: problem.status,
+    headers: problem.headers,
+    body: { kind: 'json', value: { ...problem.body, detail } },
+  };
+}
+
 /**
  * Runs the handler while a watchdog keeps the record's lease, and completes the record with its
  * response (in the handler's transaction on a `transactional` route). A response that must not
- * be kept, or a thrown error, releases the record so that a retry runs again. At `maxDuration`
+ * be kept, or a thrown error, releases the record so that a retry runs again; a response oncely
+ * cannot keep (a stream, a file, one above `maxResponseBytes`) is answered with its refusal,
+ * which the record keeps unless the route is transactional. At `maxDuration`
  * it stops waiting for the handler, releases the record and throws `MaxDurationExceededError`.
  */
 export async function executeUnderRecord(execution: RecordExecution): Promise<StoredResponse> {
@@ -64,10 +89,23 @@ export async function executeUnderRecord(execution: RecordExecution): Promise<St
   let settled = false;
   const produce = async (transaction: unknown): Promise<StoredResponse> => {
     // At maxDuration the call stops waiting: a transaction rolls back, nothing is completed.
-    const response = await watchdog.bound(execution.run(transaction, () => watchdog.signal));
-    execution.reply.hold(response);
-    if (!isStorableStatus(response.status)) throw ResponseSignal.unkept(shareable(response, route));
-    return keep(response, route);
+    try {
+      const response = await watchdog.bound(execution.run(transaction, () => watchdog.signal));
+      execution.reply.hold(response);
+      if (!isStorableStatus(response.status)) {
+        throw ResponseSignal.unkept(shareable(response, route));
+      }
+      return keep(response, route);
+    } catch (error) {
+      // Only the handler's response told that it cannot be kept, so the handler ran and its
+      // effect happened: the record keeps the refusal, and a retry gets it instead of a re-run.
+      // In a transaction the effect rolls back with it, and nothing is kept.
+      if (!isUnkeptResponse(error) || route.transactional) throw error;
+      const refusal = keptRefusalOf(error);
+      execution.reply.hold(refusal);
+      // oncely's own answer, kept whatever `maxResponseBytes` (a limit on the app's responses).
+      return { ...refusal, headers: route.replayHeaders.pick(refusal.headers) };
+    }
   };
   try {
     let stored: StoredResponse;

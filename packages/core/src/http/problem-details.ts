@@ -229,12 +229,13 @@ const CASES: Readonly<Record<string, (error: Fields) => ProblemCase>> = {
     detail: 'A stored response failed its integrity check and cannot be replayed.',
   }),
   // The handler wrote a response oncely cannot keep whole; the route and cause are for its
-  // developers (in the error), the client only learns that nothing was kept.
+  // developers (in the error). Under an idempotency record the refusal itself is kept, with a
+  // detail saying so (record-execution.ts).
   unsupported_response: () => ({
     type: ProblemType.unsupportedResponse,
     title: 'Response cannot be kept',
     status: 500,
-    detail: 'The response could not be kept for replays, so none was sent and nothing was kept.',
+    detail: 'The response could not be kept for replays, so none was sent.',
   }),
   // A value call's handler ran once and its value could not be kept: its key stays answered by
   // this refusal. The route and the value's type are for its developers, in the error.

@@ -137,6 +137,11 @@ export class ResponseCapture {
     return this.#appEnded;
   }
 
+  /** Whether the response was refused (`hold()` rejected): nothing of the app's can be sent. */
+  get refused(): boolean {
+    return this.#state === 'refused';
+  }
+
   /**
    * Sends what was held exactly as the app wrote it (at the moment it ends, if it has not yet).
    * Anything the app writes afterwards (a second `res.json`, `next(err)` then an error

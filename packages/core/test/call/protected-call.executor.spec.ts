@@ -6,7 +6,7 @@ import {
   InMemoryFlightCoordinator,
   InMemoryIdempotencyRecordStore,
   LeaseLostError,
-  PayloadTooLargeError,
+  ProblemType,
   REPLAYED_HEADER,
   TransactionalStoreRequiredError,
   type IdempotentRouteOptions,
@@ -376,7 +376,7 @@ describe.each([
     expect(runs).toBe(3);
   });
 
-  it('refuses a response above maxResponseBytes and keeps nothing', async () => {
+  it('answers a response above maxResponseBytes with its refusal and keeps that: the retry replays it', async () => {
     const { executor } = node();
     const route = idempotentRoute({ maxResponseBytes: 16 });
     let runs = 0;
@@ -386,9 +386,27 @@ describe.each([
         keys: resolveCallKeys(route, request('k')),
         handler: async () => json({ runs: ++runs, padding: 'x'.repeat(32) }),
       });
-    await expect(call()).rejects.toBeInstanceOf(PayloadTooLargeError);
-    await expect(call()).rejects.toBeInstanceOf(PayloadTooLargeError);
-    expect(runs).toBe(2);
+    const refusal = {
+      status: 413,
+      headers: { 'content-type': 'application/problem+json' },
+      body: {
+        kind: 'json',
+        value: {
+          type: ProblemType.payloadTooLarge,
+          title: 'Response too large to keep',
+          status: 413,
+          detail:
+            'The request ran once but its response could not be kept; retries of this key get this error.',
+          limitBytes: 16,
+        },
+      },
+    };
+    expect(await call()).toEqual({ response: refusal, replayed: false });
+    expect(await call()).toEqual({
+      response: { ...refusal, headers: { ...refusal.headers, 'idempotent-replayed': 'true' } },
+      replayed: true,
+    });
+    expect(runs).toBe(1);
   });
 
   it('reports a lease lost to a takeover and confirms nothing', async () => {

@@ -41,7 +41,10 @@ function nodeOn(store: InMemoryIdempotencyRecordStore) {
   return { executor, events };
 }
 
-const idempotentRoute = (onBusy: 'reject' | 'wait' = 'reject'): ProtectedRoute =>
+const idempotentRoute = (
+  onBusy: 'reject' | 'wait' = 'reject',
+  maxResponseBytes?: number,
+): ProtectedRoute =>
   defineProtectedRoute(
     'Payments.capture',
     {
@@ -51,6 +54,7 @@ const idempotentRoute = (onBusy: 'reject' | 'wait' = 'reject'): ProtectedRoute =
         input: ['args.0.amount'],
         idempotencyKey: 'ignored',
         onBusy,
+        ...(maxResponseBytes !== undefined && { maxResponseBytes }),
       },
     },
     defaults,
@@ -206,6 +210,27 @@ describe.each([
     await expect(call(Readable.from(['x']))).rejects.toThrow(refusal);
     await expect(call('kept')).rejects.toThrow(refusal);
     await expect(call('kept')).rejects.toThrow(UnstorableValueError);
+    expect(runs).toBe(1);
+  });
+
+  it('runs once a handler whose value is above maxResponseBytes: it and every retry get UnstorableValueError', async () => {
+    const { executor } = nodeOn(new Store());
+    const route = idempotentRoute('reject', 64);
+    let runs = 0;
+    const call = () =>
+      executor.executeValue({
+        route,
+        keyContext: message('m-large'),
+        run: async () => ({ run: ++runs, padding: 'x'.repeat(128) }),
+      });
+    const refusal = expect.objectContaining({
+      code: 'unstorable_value',
+      route: 'Payments.capture',
+      path: '$',
+      reason: 'it is larger than the 64 bytes kept for it (maxResponseBytes)',
+    });
+    await expect(call()).rejects.toThrow(refusal);
+    await expect(call()).rejects.toThrow(refusal);
     expect(runs).toBe(1);
   });
 

@@ -173,7 +173,9 @@ export class HttpRouteInterception {
  */
 function deliver(capture: ResponseCapture, result: ProtectedCallResult, call: NestCall): void {
   if (!result.replayed && call.emitted) {
-    capture.commit();
+    // What the app wrote for it could not be kept whole: the refusal kept in its place goes out.
+    if (capture.refused) capture.replaceWith(result.response);
+    else capture.commit();
     return;
   }
   if (call.closed) return;
