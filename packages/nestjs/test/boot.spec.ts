@@ -28,6 +28,7 @@ import {
   createPrometheusListener,
   type OncelyEvent,
 } from '@oncely/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { RedisFlightCoordinator } from '@oncely/redis';
 import { RecordTableNotMigratedError, TypeOrmIdempotencyRecordStore } from '@oncely/typeorm';
@@ -44,13 +45,22 @@ import { uniqueNamespace } from './fixtures/test-app.js';
 async function boot(
   controllers: any[],
   options: Record<string, unknown> = {},
+  platform: 'express' | 'fastify' = 'express',
 ): Promise<INestApplication> {
   const moduleRef = await Test.createTestingModule({
     imports: [OncelyModule.forRoot({ namespace: uniqueNamespace(), ...options })],
     controllers,
   }).compile();
-  const app = moduleRef.createNestApplication({ logger: false });
+  if (platform === 'express') {
+    const app = moduleRef.createNestApplication({ logger: false });
+    await app.init();
+    return app;
+  }
+  const app = moduleRef.createNestApplication<NestFastifyApplication>(new FastifyAdapter(), {
+    logger: false,
+  });
   await app.init();
+  await app.getHttpAdapter().getInstance().ready();
   return app;
 }
 
@@ -298,11 +308,13 @@ describe('start-up checks', () => {
   });
 
   it.each([
-    ['a Readable', () => Readable.from(['x'])],
-    ['a StreamableFile', () => new StreamableFile(Buffer.from('x'))],
-  ])(
-    'refuses at run time %s an async handler returned, and keeps the refusal: its retry replays it, 1 execution',
-    async (_, produce) => {
+    ['a Readable', 'express', () => Readable.from(['x'])],
+    ['a StreamableFile', 'express', () => new StreamableFile(Buffer.from('x'))],
+    ['a Readable', 'fastify', () => Readable.from(['x'])],
+    ['a StreamableFile', 'fastify', () => new StreamableFile(Buffer.from('x'))],
+  ] as const)(
+    'refuses at run time %s an async handler returned (Nest on %s), and keeps the refusal: its retry replays it, 1 execution',
+    async (_, platform, produce) => {
       let executions = 0;
       @Controller('late-files')
       class LateFilesController {
@@ -313,7 +325,7 @@ describe('start-up checks', () => {
           return produce();
         }
       }
-      const app = await boot([LateFilesController]);
+      const app = await boot([LateFilesController], {}, platform);
       try {
         const key = randomUUID();
         const send = () =>

@@ -42,7 +42,9 @@ export interface RecordExecution {
 }
 
 /** A handler's response refused as one oncely cannot keep: of a kind, or of a size. */
-function isUnkeptResponse(error: unknown): error is UnsupportedResponseError | PayloadTooLargeError {
+function isUnkeptResponse(
+  error: unknown,
+): error is UnsupportedResponseError | PayloadTooLargeError {
   return (
     error instanceof UnsupportedResponseError ||
     (error instanceof PayloadTooLargeError && error.subject === 'response')
