@@ -28,7 +28,6 @@ import {
   createPrometheusListener,
   type OncelyEvent,
 } from '@oncely/core';
-import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { RedisFlightCoordinator } from '@oncely/redis';
 import { RecordTableNotMigratedError, TypeOrmIdempotencyRecordStore } from '@oncely/typeorm';
@@ -40,27 +39,18 @@ import * as promClient from 'prom-client';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { Readable } from 'node:stream';
-import { uniqueNamespace } from './fixtures/test-app.js';
+import { createTestApp, uniqueNamespace } from './fixtures/test-app.js';
 
 async function boot(
   controllers: any[],
   options: Record<string, unknown> = {},
-  platform: 'express' | 'fastify' = 'express',
 ): Promise<INestApplication> {
   const moduleRef = await Test.createTestingModule({
     imports: [OncelyModule.forRoot({ namespace: uniqueNamespace(), ...options })],
     controllers,
   }).compile();
-  if (platform === 'express') {
-    const app = moduleRef.createNestApplication({ logger: false });
-    await app.init();
-    return app;
-  }
-  const app = moduleRef.createNestApplication<NestFastifyApplication>(new FastifyAdapter(), {
-    logger: false,
-  });
+  const app = moduleRef.createNestApplication({ logger: false });
   await app.init();
-  await app.getHttpAdapter().getInstance().ready();
   return app;
 }
 
@@ -325,7 +315,9 @@ describe('start-up checks', () => {
           return produce();
         }
       }
-      const app = await boot([LateFilesController], {}, platform);
+      const app = await createTestApp(platform, { namespace: uniqueNamespace() }, [
+        LateFilesController,
+      ]);
       try {
         const key = randomUUID();
         const send = () =>

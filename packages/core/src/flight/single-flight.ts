@@ -28,6 +28,20 @@ import {
   type SingleFlightOptions,
 } from './single-flight-options.js';
 
+/** The flights made by `letRejectingCallersJoin`. */
+const joinedUnderReject = new WeakSet<SingleFlight>();
+
+/**
+ * For the engines of the HTTP executor, which refuse a duplicate of a running handler themselves
+ * (they know when the handler starts, the flight does not): an `onBusy: 'reject'` caller of
+ * `flight` joins a flight of this process as long as its lease holds, and so shares what that
+ * flight only read (a replay, a foreign owner's refusal).
+ */
+export function letRejectingCallersJoin(flight: SingleFlight): SingleFlight {
+  joinedUnderReject.add(flight);
+  return flight;
+}
+
 /**
  * Runs a piece of work once per key across every process sharing the coordinator, and hands its
  * result to every concurrent caller.
@@ -35,7 +49,9 @@ import {
  * Per key: a caller first joins a flight already running in this process (`joined`, no
  * coordinator call), under the rules of a follower on another node: with `onBusy: 'wait'` it gives
  * up with `FlightBusyError` after its own `wait`, and after a transient failure exactly one joiner
- * runs its own work as the next leader while the others join that run. Otherwise it asks the
+ * runs its own work as the next leader while the others join that run; with `onBusy: 'reject'`
+ * it is refused at once while that flight runs the work or waits for a lease held elsewhere, and
+ * shares only what the flight reads from the coordinator. Otherwise it asks the
  * coordinator, once: a cached result is returned (`cached`), a cached deterministic error is
  * thrown again, a free lease makes it the leader, and a held lease makes it a follower. A lease,
  * a result or an error of another `service` is refused with `ForeignOwnerError` (unless `shared`). The
@@ -77,20 +93,6 @@ import {
  * survives: running uncoordinated, or a failed `renew`/`complete`/`release`. An `executed` event
  * carrying `error` means the result could not be stored (e.g. `ResultTooLargeError`).
  */
-/** The flights made by `letRejectingCallersJoin`. */
-const joinedUnderReject = new WeakSet<SingleFlight>();
-
-/**
- * For the engines of the HTTP executor, which refuse a duplicate of a running handler themselves
- * (they know when the handler starts, the flight does not): an `onBusy: 'reject'` caller of
- * `flight` joins a flight of this process as long as its lease holds, and so shares what that
- * flight only read (a replay, a foreign owner's refusal).
- */
-export function letRejectingCallersJoin(flight: SingleFlight): SingleFlight {
-  joinedUnderReject.add(flight);
-  return flight;
-}
-
 export class SingleFlight {
   readonly #options: ResolvedEngineOptions;
   readonly #events: OncelyEventDispatcher;
