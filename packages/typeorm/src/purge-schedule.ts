@@ -1,7 +1,31 @@
+import { types } from 'node:util';
+import { positiveWholeNumber } from '@oncely/core/adapter';
 import type { PurgeScheduleOptions } from './typeorm-idempotency-record-store.options.js';
 
 /** The longest pause `setTimeout` keeps; longer ones would fire at once. */
 const maxPause = 2 ** 31 - 1;
+
+/** Keeps one purge's delete under every driver's bound-parameter limit (SQLite: 32 766). */
+export const maxPurgeBatch = 10_000;
+
+/** The `purge` option checked, with the default failure report. */
+export function purgeScheduleOptions(
+  options: PurgeScheduleOptions,
+): Required<PurgeScheduleOptions> {
+  return {
+    every: positiveWholeNumber('purge.every', options.every),
+    batch: Math.min(positiveWholeNumber('purge.batch', options.batch), maxPurgeBatch),
+    onError: options.onError ?? reportPurgeFailure,
+  };
+}
+
+function reportPurgeFailure(error: unknown): void {
+  const reason = types.isNativeError(error) ? error.message : String(error);
+  process.emitWarning(
+    `oncely could not purge expired idempotency records; the next purge tries again: ${reason}`,
+    { type: 'OncelyPurgeWarning', code: 'ONCELY_PURGE_FAILED' },
+  );
+}
 
 /**
  * Runs a purge on a timer until stopped: after each pause it deletes batches until one comes back

@@ -1,4 +1,3 @@
-import { types } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import {
   LeaseLostError,
@@ -27,18 +26,14 @@ import { guardTransactionalWrites } from './guard-transactional-writes.js';
 import { discardIfSessionEnded, query, type StatementResult } from './record-connection.js';
 import { isRetryableConflict, isUniqueViolation, recordDialectOf } from './record-dialect.js';
 import { previousRecordsAnswer } from './previous-records.js';
-import { PurgeSchedule } from './purge-schedule.js';
+import { maxPurgeBatch, PurgeSchedule, purgeScheduleOptions } from './purge-schedule.js';
 import { liveAnswer, type RecordRow } from './record-row.js';
 import type {
-  PurgeScheduleOptions,
   RunInTransactionOptions,
   TypeOrmIdempotencyRecordStoreOptions,
 } from './typeorm-idempotency-record-store.options.js';
 import { UnguardedRecordConnection } from './unguarded-record-connection.js';
 import { verifyRecordTable } from './verify-record-table.js';
-
-/** Keeps one purge's delete under every driver's bound-parameter limit (SQLite: 32 766). */
-const maxPurgeBatch = 10_000;
 
 /** Rounds `begin` may spend on a record that vanishes or changes hands between its statements. */
 const maxBeginRounds = 8;
@@ -359,23 +354,6 @@ export class TypeOrmIdempotencyRecordStore
 /** A holder's lease at one fence: what `rowLockingRunners` is keyed by. */
 function leaseLockKey(lease: RecordLease): string {
   return `${lease.ownerToken}:${lease.fence}`;
-}
-
-/** The `purge` option checked, with the default failure report. */
-function purgeScheduleOptions(options: PurgeScheduleOptions): Required<PurgeScheduleOptions> {
-  return {
-    every: positiveWholeNumber('purge.every', options.every),
-    batch: Math.min(positiveWholeNumber('purge.batch', options.batch), maxPurgeBatch),
-    onError: options.onError ?? reportPurgeFailure,
-  };
-}
-
-function reportPurgeFailure(error: unknown): void {
-  const reason = types.isNativeError(error) ? error.message : String(error);
-  process.emitWarning(
-    `oncely could not purge expired idempotency records; the next purge tries again: ${reason}`,
-    { type: 'OncelyPurgeWarning', code: 'ONCELY_PURGE_FAILED' },
-  );
 }
 
 /** A lock conflict hit the check before `work` ran, so the whole transaction may be retried. */

@@ -2,21 +2,18 @@ import type { OncelyOutcome } from '../events/oncely-event.js';
 import { OncelyEventDispatcher, type OncelyEventDraft } from '../events/oncely-event-dispatcher.js';
 import { ForeignOwnerError } from '../errors/foreign-owner.error.js';
 import { isOwnService } from '../errors/own-service.js';
-import { LeaseLostError } from '../errors/lease-lost.error.js';
 import { FlightBusyError } from './flight-busy.error.js';
 import { flightErrorOutcome } from './flight-error.outcome.js';
 import {
   CoordinatorUnavailableError,
   type AcquireOutcome,
   type FlightCoordinator,
-  type FlightOutcome,
 } from './flight-coordinator.port.js';
 import type { FlightContext, FlightResult, FlightRunOptions, FlightWork } from './flight.types.js';
-import { LeaseWatchdog } from '../lease/lease-watchdog.js';
+import { FlightLeader } from './flight-leader.js';
 import { FlightOutcomes } from './flight-outcomes.js';
 import { Leadership, mayRunAgain, type Landing } from './local-flight.js';
 import { LocalFlights } from './local-flights.js';
-import { MaxDurationExceededError } from './max-duration-exceeded.error.js';
 import { NoticeSubscription } from './notice-subscription.js';
 import { ResultCodec } from './result-codec.js';
 import {
@@ -98,6 +95,7 @@ export class SingleFlight {
   readonly #events: OncelyEventDispatcher;
   readonly #outcomes: FlightOutcomes;
   readonly #flights = new LocalFlights();
+  readonly #leader: FlightLeader;
 
   constructor(
     private readonly coordinator: FlightCoordinator,
@@ -109,6 +107,9 @@ export class SingleFlight {
       new ResultCodec(this.#options.maxResultBytes),
       this.#options.handoffTtl,
       this.#options.service,
+    );
+    this.#leader = new FlightLeader(coordinator, this.#outcomes, (key, operation, error) =>
+      this.#coordinatorDown(key, operation, error),
     );
   }
 
@@ -264,10 +265,10 @@ export class SingleFlight {
           case 'leader':
             if (neverLead) {
               // Nothing of its run may be kept: the lease goes back before the work starts.
-              await this.#settle(key, owner, undefined, operation);
+              await this.#leader.settle(key, owner, undefined, operation);
               return { value: await work(uncoordinatedContext(key)), source: 'executed' };
             }
-            return await this.#lead(
+            return await this.#leader.lead(
               key,
               owner,
               outcome.fence,
@@ -306,82 +307,6 @@ export class SingleFlight {
       }
     } finally {
       subscription?.cancel();
-    }
-  }
-
-  async #lead<T>(
-    key: string,
-    owner: string,
-    fence: number,
-    leaseSince: number,
-    work: FlightWork<T>,
-    settings: ResolvedFlightOptions,
-    operation: string | undefined,
-    leadership: Leadership,
-    /** Whether this run takes over after a failed one: its own failure is then shared. */
-    retry: boolean,
-  ): Promise<Landing<T>> {
-    const { leaseTtl } = settings;
-    leadership.retry = retry;
-    const watchdog = new LeaseWatchdog({
-      key,
-      fence,
-      ttl: leaseTtl,
-      since: leaseSince,
-      renew: () => this.coordinator.renew(key, owner, leaseTtl),
-      onRenewError: (error) => this.#coordinatorDown(key, operation, error),
-      onLost: () => leadership.markLost(),
-    });
-    leadership.lease = watchdog;
-    const context: FlightContext = {
-      key,
-      fence,
-      get signal() {
-        return watchdog.signal;
-      },
-    };
-    let value: T;
-    try {
-      value = await work(context);
-    } catch (error) {
-      watchdog.stop();
-      // An expiry is not a transient failure: waiters get it instead of running the work again.
-      const expired = error instanceof MaxDurationExceededError;
-      if (!expired && watchdog.lostWith) throw leaseLost(watchdog.lostWith, error);
-      const outcome = expired
-        ? this.#outcomes.expiry(error)
-        : this.#outcomes.failure(error, settings, retry);
-      await this.#settle(key, owner, outcome, operation);
-      throw error;
-    }
-    watchdog.stop();
-    if (watchdog.lostWith) throw watchdog.lostWith;
-
-    const { outcome, storeError } = this.#outcomes.result(value, settings);
-    let completed: boolean;
-    try {
-      completed = await this.coordinator.complete(key, owner, outcome);
-    } catch (error) {
-      // The work is done: its caller keeps the result even though nobody else will see it.
-      this.#coordinatorDown(key, operation, error);
-      return { value, source: 'executed', storeError: storeError ?? error };
-    }
-    if (!completed) throw watchdog.lostAtCompletion();
-    return { value, source: 'executed', storeError };
-  }
-
-  /** Stores a failure's outcome, or releases the lease for a waiter to run the work again. */
-  async #settle(
-    key: string,
-    owner: string,
-    outcome: FlightOutcome | undefined,
-    operation: string | undefined,
-  ): Promise<void> {
-    try {
-      if (outcome === undefined) await this.coordinator.release(key, owner);
-      else await this.coordinator.complete(key, owner, outcome);
-    } catch (coordinatorError) {
-      this.#coordinatorDown(key, operation, coordinatorError);
     }
   }
 
@@ -450,10 +375,4 @@ function uncoordinatedContext(key: string): FlightContext {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** The caller learns the lease was lost whatever the work did after the signal fired. */
-function leaseLost(lost: LeaseLostError, workError: unknown): LeaseLostError {
-  if (workError === lost) return lost;
-  return new LeaseLostError(lost.identity, lost.fence, { reason: lost.reason, cause: workError });
 }

@@ -3,7 +3,8 @@ import type { HttpResponse } from './http-response.js';
 import { carriesBody, sentBodyOf } from './sent-body.js';
 import { headerFields } from './replay-header-policy.js';
 import { applyWriteHead } from './apply-write-head.js';
-import { PayloadTooLargeError } from './request-rejected.errors.js';
+import { HeldBody } from './held-body.js';
+import { hasHeaders, type HeldResponse } from './held-response.js';
 import {
   patchResponseMethods,
   type MethodRoute,
@@ -33,14 +34,6 @@ export interface ResponseCaptureOptions {
  */
 type State = 'idle' | 'holding' | 'ended' | 'refused' | 'released' | 'sent';
 
-/** What the app ended with, to send exactly as it was when `commit` comes. */
-interface HeldResponse {
-  readonly status: number;
-  readonly statusMessage: string | undefined;
-  readonly headers: OutgoingHttpHeaders;
-  readonly body: Buffer;
-}
-
 /**
  * Holds back what an app writes on a raw `node:http` response (Express's `res`, Fastify's
  * `reply.raw`) so oncely can keep it, share it or replace it, and then sends it whole or not at
@@ -52,7 +45,7 @@ interface HeldResponse {
 export class ResponseCapture {
   readonly #res: ServerResponse;
   readonly #route: string;
-  readonly #maxBytes: number;
+  readonly #body: HeldBody;
   readonly #fresh: FreshnessCheck | undefined;
   /**
    * What the patched methods do: `pass` calls the app's own, `hold` holds back, `seal` swallows.
@@ -69,8 +62,6 @@ export class ResponseCapture {
   #sealed: Record<ResponseMethodName, ResponseMethod> | undefined;
   #state: State = 'idle';
   #appEnded = false;
-  #chunks: Buffer[] = [];
-  #size = 0;
   #initial: { readonly status: number; readonly headers: OutgoingHttpHeaders } | undefined;
   /** What the app last passed to `writeHead` while held: reason and headers, as Node takes them. */
   #headReason: unknown;
@@ -88,7 +79,7 @@ export class ResponseCapture {
   constructor(res: ServerResponse, options: ResponseCaptureOptions) {
     this.#res = res;
     this.#route = options.route;
-    this.#maxBytes = options.maxBytes;
+    this.#body = new HeldBody(options.route, options.maxBytes);
     this.#fresh = options.fresh;
   }
 
@@ -205,7 +196,7 @@ export class ResponseCapture {
     if (this.#state !== 'holding' && this.#state !== 'ended') return;
     this.#state = 'released';
     this.#restore();
-    this.#chunks = [];
+    this.#body.clear();
     this.#held = undefined;
     const initial = this.#initial;
     if (!initial || this.#res.headersSent) return;
@@ -299,27 +290,8 @@ export class ResponseCapture {
   #take(chunk: unknown, encoding: string | undefined): void {
     if (this.#state !== 'holding' || chunk === undefined || chunk === null) return;
     if (this.#discarding) return;
-    let bytes: Buffer;
-    if (typeof chunk === 'string') {
-      if (encoding !== undefined && !Buffer.isEncoding(encoding)) {
-        this.#refuse(new UnsupportedResponseError(this.#route, `text in encoding "${encoding}"`));
-        return;
-      }
-      bytes = Buffer.from(chunk, encoding ?? 'utf8');
-    } else if (chunk instanceof Uint8Array) {
-      bytes = Buffer.from(chunk);
-    } else {
-      this.#refuse(
-        new UnsupportedResponseError(this.#route, `a body chunk of type ${typeof chunk}`),
-      );
-      return;
-    }
-    this.#size += bytes.byteLength;
-    if (this.#size > this.#maxBytes) {
-      this.#refuse(new PayloadTooLargeError('response', this.#maxBytes, this.#size));
-      return;
-    }
-    this.#chunks.push(bytes);
+    const refusal = this.#body.add(chunk, encoding);
+    if (refusal) this.#refuse(refusal);
   }
 
   #finish(): void {
@@ -336,8 +308,8 @@ export class ResponseCapture {
       this.#refuse(new UnsupportedResponseError(this.#route, `the status ${String(status)}`));
       return;
     }
-    const body = carriesBody(res, status) ? Buffer.concat(this.#chunks) : Buffer.alloc(0);
-    this.#chunks = [];
+    const body = carriesBody(res, status) ? this.#body.take() : Buffer.alloc(0);
+    this.#body.clear();
     const held: HeldResponse = {
       status,
       statusMessage: res.statusMessage,
@@ -357,7 +329,7 @@ export class ResponseCapture {
 
   #refuse(error: Error): void {
     if (this.#state !== 'holding') return;
-    this.#chunks = [];
+    this.#body.clear();
     this.#state = 'refused';
     this.#seal();
     this.#reject(error);
@@ -418,11 +390,4 @@ export class ResponseCapture {
     this.#patched?.restore();
     this.#patched = undefined;
   }
-}
-
-/** Whether `res` has exactly `headers`, each value the very one held. */
-function hasHeaders(res: ServerResponse, headers: OutgoingHttpHeaders): boolean {
-  const names = res.getHeaderNames();
-  if (names.length !== Object.keys(headers).length) return false;
-  return names.every((name) => res.getHeader(name) === headers[name]);
 }
