@@ -109,6 +109,27 @@ describe.each(['express', 'fastify'])('orders on %s', (platform) => {
     expect(payments.charges).toBe(1);
   });
 
+  it('keeps the refusal of a file an async handler returned: the retry replays it, one charge', async () => {
+    const key = randomUUID();
+    const send = () =>
+      request(app.getHttpServer())
+        .post('/orders/receipts')
+        .set('x-user-id', 'u-1')
+        .set('x-tenant-id', 'acme')
+        .set('idempotency-key', key)
+        .send(order);
+    const first = await send();
+    expect(first.status).toBe(500);
+    expect(first.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(first.body).toMatchObject({ type: ProblemType.unsupportedResponse, status: 500 });
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    const retry = await send();
+    expect(retry.status).toBe(500);
+    expect(retry.text).toBe(first.text);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(payments.charges).toBe(1);
+  });
+
   it('answers a retry while the first request runs with 409 and Retry-After', async () => {
     const key = randomUUID();
     const release = payments.hold();

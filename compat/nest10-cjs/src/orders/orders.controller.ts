@@ -1,4 +1,4 @@
-import { Body, Controller, Post, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Post, Res, StreamableFile, UseGuards } from '@nestjs/common';
 import { IdempotentKey } from '@oncely/nestjs';
 import { CurrentUser } from '../common/current-user.decorator';
 import { Principal, TenantGuard } from '../common/tenant.guard';
@@ -30,5 +30,20 @@ export class OrdersController {
     const order = await this.orders.place(user, dto);
     res.header('location', `/orders/${order.id}`);
     return order;
+  }
+
+  /**
+   * A careless handler: it charges, then answers with a file, which oncely cannot keep. Only its
+   * run tells (the declared type is a `Promise`), so the refusal is what the key keeps, and a
+   * retry gets it instead of charging again.
+   */
+  @Post('receipts')
+  @IdempotentKey({ operation: 'receipt-create', scope: 'user.tenantId' })
+  async receipt(
+    @Body() dto: CreateOrderDto,
+    @CurrentUser() user: Principal,
+  ): Promise<StreamableFile> {
+    const order = await this.orders.place(user, dto);
+    return new StreamableFile(Buffer.from(`receipt of ${order.id}`));
   }
 }
