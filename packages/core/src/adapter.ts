@@ -30,6 +30,15 @@ export { DEFAULT_PROTECTION, type RouteKeySpec } from './call/route-options.js';
 export { resolveCallKeys, type CallKeys } from './call/call-keys.js';
 /** Whether a route's keys read the request body, which a framework may need a parser for. */
 export { routeReadsBody } from './call/route-reads-body.js';
+/**
+ * The digests of a request's uploaded files (multer's shapes) for `KeyContext.files`, and
+ * whether a multipart body is still unread when a key is about to be built.
+ */
+export {
+  isUnparsedMultipart,
+  uploadedFileDigests,
+  type UploadCarrier,
+} from './http/uploaded-files.js';
 /** The context a handler receives when it runs outside the pipeline (no record, no flight). */
 export { handlerContext } from './call/handler-context.js';
 /** A handler's returned value as a kept body (JSON, bytes or nothing), or a refusal. */

@@ -199,6 +199,8 @@ export {
   type BodyViolation,
 } from './http/request-rejected.errors.js';
 export { RecordQuotaExceededError } from './security/record-quota-exceeded.error.js';
+/** The key reads a body (or uploaded files) not parsed when it was built: a set-up error (500). */
+export { BodyNotParsedError, type BodyNotParsedReason } from './http/body-not-parsed.error.js';
 /** Duplicates: in flight (409), or the key reused with another payload (422). */
 export {
   IdempotencyConflictError,

@@ -11,4 +11,4 @@ export * from './oncely.js';
 export * from './oncely-express-options.interface.js';
 export { OncelyConfigurationError } from '@oncely/core';
 export * from './oncely-context.js';
-export { BodyNotParsedError } from './body-not-parsed.error.js';
+export { BodyNotParsedError } from '@oncely/core';

@@ -1,15 +1,17 @@
-import { toProblemResponse, type KeyContext } from '@oncely/core';
+import { BodyNotParsedError, toProblemResponse, type KeyContext } from '@oncely/core';
 import {
   expressFreshness,
+  isUnparsedMultipart,
   resolveCallKeys,
+  uploadedFileDigests,
   routeReadsBody,
   writeHttpResponse,
   type HttpResponse,
   type ProtectedCallExecutor,
   type ProtectedRoute,
+  type UploadCarrier,
 } from '@oncely/core/adapter';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { BodyNotParsedError } from './body-not-parsed.error.js';
 import { reportDownstreamErrors } from './downstream-errors.js';
 import type { BodyValidator } from './oncely-express-options.interface.js';
 import { RouteCall } from './route-call.js';
@@ -23,9 +25,9 @@ export interface ProtectedRouteMiddlewareOptions {
 
 /**
  * The middleware behind `idempotent()` and `singleFlight()`. In order: refuse a request whose
- * key reads a body nothing parsed (`BodyNotParsedError`), validate the body, build
- * the keys from the request, then let core's executor decide (run the rest of the route, share,
- * replay, refuse). oncely's errors become problem+json through core's one mapping; anything else
+ * key reads a body nothing parsed (`BodyNotParsedError`), validate the body, build the keys from
+ * the request (multer's files by the SHA-256 of their bytes), then let core's executor decide
+ * (run the rest of the route, share, replay, refuse). oncely's errors become problem+json through core's one mapping; anything else
  * (the handler's own errors included) goes to `next(error)`, to the app's error handling. A
  * `HEAD` (Express routes it to the `GET` handler) is a read-only call; an `OPTIONS` passes
  * straight through.
@@ -47,11 +49,9 @@ export function protectedRouteMiddleware(options: ProtectedRouteMiddlewareOption
     reportDownstreamErrors(req, middleware);
     let call: RouteCall | undefined;
     try {
-      // Every body parser sets `req.body` (Express 5's may set it to undefined, for a request
-      // without a body); without one the property does not exist.
-      if (readsBody && !('body' in req)) throw new BodyNotParsedError(route.name);
+      if (readsBody) refuseUnparsedBody(req, route.name);
       if (validate) req.body = await validate(req.body, req);
-      const keys = resolveCallKeys(route, await keyContextOf(req, resolveUser));
+      const keys = resolveCallKeys(route, await keyContextOf(req, route.name, resolveUser));
       const result = await executor.execute({
         route,
         keys,
@@ -92,15 +92,28 @@ function answer(res: Response, call: RouteCall | undefined, response: HttpRespon
   else writeHttpResponse(res, response, expressFreshness);
 }
 
+/**
+ * Every body parser sets `req.body` (Express 5's may set it to undefined, for a request without
+ * a body); without one the property does not exist. A multipart body is parsed by multer, which
+ * must run first: `express.json()` leaves such a request unread.
+ */
+function refuseUnparsedBody(req: Request, route: string): void {
+  if (!('body' in req)) throw new BodyNotParsedError(route, 'no-body-parser');
+  if (isUnparsedMultipart(req)) throw new BodyNotParsedError(route, 'multipart-not-parsed');
+}
+
 async function keyContextOf(
   req: Request,
+  route: string,
   resolveUser: (req: Request) => unknown,
 ): Promise<KeyContext> {
+  const files = uploadedFileDigests(req as Request & UploadCarrier, route);
   return {
     body: req.body,
     params: req.params,
     query: req.query,
     headers: req.headers,
     user: await resolveUser(req),
+    files: files && (await files),
   };
 }

@@ -32,6 +32,7 @@ export { OncelyClaimsUnreadableError } from './registry/oncely-claims-unreadable
 // Decorators.
 export { IdempotentKey } from './decorators/idempotent-key.decorator.js';
 export { SingleFlight } from './decorators/single-flight.decorator.js';
+export type { NestRouteOptions } from './decorators/nest-route-options.js';
 export { IdempotencyManager } from './decorators/idempotency-manager.decorator.js';
 export { KeyIgnore } from '@oncely/core';
 

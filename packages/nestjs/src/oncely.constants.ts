@@ -4,6 +4,12 @@ export const IDEMPOTENT_KEY_METADATA = 'oncely:idempotent-key';
 /** Metadata key of `@SingleFlight()` options on a handler. */
 export const SINGLE_FLIGHT_METADATA = 'oncely:single-flight';
 
+/**
+ * Marks a route whose keys are built after its own interceptors ran (`keyAfterInterceptors`, or
+ * a multer interceptor found at start-up).
+ */
+export const KEY_AFTER_INTERCEPTORS_METADATA = 'oncely:key-after-interceptors';
+
 /** Where the interceptor leaves the transaction of a `transactional` route on the request. */
 export const ONCELY_TRANSACTION = Symbol.for('@oncely/nestjs:transaction');
 

@@ -45,7 +45,10 @@ export class OncelyInterceptor implements NestInterceptor {
     const type = context.getType<string>();
     if (type === 'http') {
       const entry = this.handlers.httpRoute(context.getHandler());
-      return entry ? this.http.intercept(entry, context, next) : next.handle();
+      if (!entry) return next.handle();
+      return entry.keyAfterInterceptors
+        ? this.http.deferToHandler(entry, context, next)
+        : this.http.intercept(entry, context, next);
     }
     if (type !== 'rpc' && type !== 'graphql') return next.handle();
     const route = this.handlers.callRoute(type, context.getHandler());

@@ -36,6 +36,17 @@ describe.each(runners)('HTTP conformance: Nest on %s', (platform, makeBackend, s
               ? ['replays a binary body byte for byte [needs binary-body]']
               : []),
             'does not keep an error passed to next(error): the retry runs again [needs next-error]',
+            // multer's interceptors are `@nestjs/platform-express`'s.
+            ...(platform === 'fastify'
+              ? [
+                  'an upload parsed by multer, without a DTO: the same upload replays, another file or amount under its key is 422 [needs multipart-uploads]',
+                  'an upload parsed by multer into a DTO: a bad field is 400 before anything runs, then the same upload replays and another file is 422 [needs multipart-uploads]',
+                  'an upload multer stores on disk is hashed from its file: the same upload replays, another file is 422 [needs multipart-uploads]',
+                  'an upload parsed after oncely by a parser it was not told of: 500 body-not-parsed, nothing run or kept [needs multipart-uploads]',
+                  'an upload parsed by a parser the route declares (Nest keyAfterInterceptors, Express its own order): keyed on the upload [needs multipart-uploads]',
+                  'ten identical uploads at once under one key: 1 execution, the others 409 or the replay [needs multipart-uploads]',
+                ]
+              : []),
             'a response written in several chunks is captured whole or refused whole, never corrupted [needs raw-response-writes]',
             'a handler answering twice (res.json twice) neither crashes the app nor lets client and replay disagree [needs raw-response-writes]',
             'an error passed on after res.json neither crashes the app nor lets client and replay disagree [needs raw-response-writes]',

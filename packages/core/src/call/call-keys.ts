@@ -83,6 +83,7 @@ function withClientKey(ctx: KeyContext, clientKey: string): CallKeyContext {
     headers: ctx.headers,
     user: ctx.user,
     args: ctx.args,
+    files: ctx.files,
     [CLIENT_IDEMPOTENCY_KEY]: clientKey,
   } satisfies EveryField<KeyContext> & CallKeyContext;
 }

@@ -17,7 +17,7 @@ export function routeReadsBody(route: ProtectedRoute): boolean {
 
 function specReadsBody(spec: KeySpec): boolean {
   const { input } = compileKeySpec(spec);
-  if (input.some((path) => path[0] === 'body')) return true;
+  if (input.some((path) => path[0] === 'body' || path[0] === 'files')) return true;
   return [spec.scope, spec.target].some((sources) => listOf(sources).some(readsBody));
 }
 

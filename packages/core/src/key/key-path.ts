@@ -1,5 +1,5 @@
 /** The parts of a `KeyContext` a path may start from. */
-const KEY_CONTEXT_ROOTS = ['body', 'params', 'query', 'headers', 'user', 'args'] as const;
+const KEY_CONTEXT_ROOTS = ['body', 'params', 'query', 'headers', 'user', 'args', 'files'] as const;
 
 const ROOTS: ReadonlySet<string> = new Set(KEY_CONTEXT_ROOTS);
 

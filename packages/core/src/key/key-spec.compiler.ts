@@ -64,7 +64,7 @@ export const KEY_SPEC_PROPERTIES = [
 ] as const;
 const SPEC_PROPERTIES: ReadonlySet<string> = new Set(KEY_SPEC_PROPERTIES);
 const FIELD_PROPERTIES: ReadonlySet<string> = new Set(['path', 'optional', 'default']);
-const DEFAULT_INPUT: readonly (readonly string[])[] = [['body']];
+const DEFAULT_INPUT: readonly (readonly string[])[] = [['body'], ['files']];
 
 const compiled = new WeakMap<KeySpec, CompiledKeySpec>();
 

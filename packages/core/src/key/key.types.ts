@@ -15,7 +15,16 @@ export interface KeyContext {
   readonly user?: unknown;
   /** The arguments of a protected provider method (or message handler): `args.0.messageId`. */
   readonly args?: readonly unknown[];
+  /** The request's uploaded files, each as the SHA-256 of its bytes (`files.document.0`). */
+  readonly files?: UploadedFileDigests;
 }
+
+/**
+ * Uploaded files by form field, in upload order, each as the lower-case hex SHA-256 of its bytes:
+ * what an upload contributes to a key, so another file is another payload and the same bytes
+ * sent again are the same one.
+ */
+export type UploadedFileDigests = Readonly<Record<string, readonly string[]>>;
 
 /**
  * A value a scope or target segment may hold, escaped into the key. Scope values are taken
@@ -24,8 +33,8 @@ export interface KeyContext {
 export type KeySegmentScalar = string | number | bigint | boolean | Date;
 
 /**
- * A dotted path into the context whose first segment is `body`, `params`, `query`, `headers` or
- * `user`: `'user.tenantId'`, `'params.docId'`, `'headers.x-tenant-id'`, `'body.items.0.sku'`.
+ * A dotted path into the context whose first segment is `body`, `params`, `query`, `headers`,
+ * `user`, `args` or `files`: `'user.tenantId'`, `'params.docId'`, `'headers.x-tenant-id'`, `'body.items.0.sku'`.
  * Property names containing a dot cannot be addressed; use a function source for those.
  */
 export type KeyPath = string;
@@ -98,7 +107,9 @@ export interface KeySpec {
   /**
    * Paths whose values decide the result. The canonical input is the projection of the context
    * onto them: `['body.amount', 'query.from']` hashes `{"body":{"amount":…},"query":{"from":…}}`.
-   * Default `['body']`: the whole validated body. An absent value is left out; `[]` hashes `{}`.
+   * Default `['body', 'files']`: the whole validated body and the digests of any uploaded files.
+   * An absent value is left out (a request without files hashes as `{"body":…}`); `[]` hashes
+   * `{}`.
    */
   readonly input?: KeyPath | readonly KeyPath[];
   /** Fingerprint length in bits: a multiple of 4 from 64 to 256; default 128. */

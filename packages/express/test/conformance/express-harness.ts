@@ -20,6 +20,7 @@ import { plainExpressBrowserLayers } from './browser-layers.js';
 import { inMemoryConformanceBackend, type ConformanceBackend } from './conformance-backends.js';
 import { mountConformanceRoutes } from './conformance.routes.js';
 import { mountReadMethodRoutes } from './read-method.routes.js';
+import { mountUploadRoutes } from './upload.routes.js';
 
 /** What the fixture needs of an Express major: the app factory and its JSON body parser. */
 export interface ExpressMajor {
@@ -53,6 +54,7 @@ async function startExpressApp(
     if (settings.timeoutLayer) app.use(timeoutLayer);
     mountConformanceRoutes(app, oncely, settings.probe);
     mountReadMethodRoutes(app, oncely, settings.probe);
+    mountUploadRoutes(app, oncely, settings.probe);
     if (settings.collidingRoutes) {
       const shared = settings.collidingRoutes === 'shared' ? { shared: true } : {};
       for (const route of ['a', 'b']) {
@@ -105,6 +107,7 @@ export function expressHarness(
       'next-error',
       'storage-inspection',
       'binary-body',
+      'multipart-uploads',
       ...(backend.encryption ? (['encrypted-storage'] as const) : []),
     ],
     catchAllRegistrations: ['error-handling middleware'],

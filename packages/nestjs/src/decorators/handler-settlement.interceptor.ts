@@ -11,6 +11,21 @@ import { from, lastValueFrom, type Observable } from 'rxjs';
 // `Symbol.for`: decorators imported from one build of this package (CommonJS or ESM) report to
 // the interceptor of `OncelyModule` imported from the other.
 const SETTLEMENT = Symbol.for('@oncely/nestjs:handler-settlement');
+const DEFERRED = Symbol.for('@oncely/nestjs:deferred-protection');
+
+/** The protection of a call whose keys wait for the route's own interceptors, run from here. */
+export type DeferredProtection = (
+  context: ExecutionContext,
+  next: CallHandler,
+) => Promise<Observable<unknown>>;
+
+/**
+ * Leaves a route's protection on the request for `HandlerSettlementInterceptor` to run once the
+ * route's own interceptors (multer's) have produced the body the keys are built from.
+ */
+export function deferProtection(request: object, protect: DeferredProtection): void {
+  (request as Record<symbol, unknown>)[DEFERRED] = protect;
+}
 
 /** How the route handler itself ended, whatever the interceptors around it made of it. */
 export type HandlerOutcome =
@@ -50,16 +65,23 @@ export class HandlerSettlement {
 /**
  * Applied by `@IdempotentKey`/`@SingleFlight` as the innermost interceptor of the route. It
  * subscribes to the handler once, on its own, so an outer operator that unsubscribes (rxjs
- * `timeout`) cannot hide how the handler ended. Inert on requests oncely does not protect.
+ * `timeout`) cannot hide how the handler ended. On a route whose keys wait for its interceptors,
+ * it is where the protection runs. Inert on requests oncely does not protect.
  */
 @Injectable()
 export class HandlerSettlementInterceptor implements NestInterceptor {
-  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    const settlement =
-      context.getType() === 'http'
-        ? (context.switchToHttp().getRequest<Record<symbol, unknown>>()[SETTLEMENT] as
-            HandlerSettlement | undefined)
-        : undefined;
+  intercept(
+    context: ExecutionContext,
+    next: CallHandler,
+  ): Observable<unknown> | Promise<Observable<unknown>> {
+    if (context.getType() !== 'http') return next.handle();
+    const request = context.switchToHttp().getRequest<Record<symbol, unknown>>();
+    const deferred = request[DEFERRED] as DeferredProtection | undefined;
+    if (deferred !== undefined) {
+      request[DEFERRED] = undefined;
+      return deferred(context, next);
+    }
+    const settlement = request[SETTLEMENT] as HandlerSettlement | undefined;
     if (settlement === undefined) return next.handle();
     settlement.entered = true;
     const value = lastValueFrom(next.handle(), { defaultValue: undefined });

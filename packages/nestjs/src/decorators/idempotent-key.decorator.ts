@@ -3,6 +3,7 @@ import type { IdempotentRouteOptions } from '@oncely/core';
 import { checkRouteOptions } from '@oncely/core/adapter';
 import { IDEMPOTENT_KEY_METADATA } from '../oncely.constants.js';
 import { reportHandlerSettlement } from './handler-settlement.interceptor.js';
+import { applyNestRouteOptions, type NestRouteOptions } from './nest-route-options.js';
 import { routeName } from './route-name.js';
 
 /**
@@ -12,10 +13,12 @@ import { routeName } from './route-name.js';
  * reused key with another payload 422, a run past `maxDuration` 503 (and frees the key). Options
  * are checked here, naming the bad one.
  */
-export function IdempotentKey(options: IdempotentRouteOptions): MethodDecorator {
+export function IdempotentKey(options: IdempotentRouteOptions & NestRouteOptions): MethodDecorator {
   return (target, propertyKey, descriptor) => {
-    checkRouteOptions(routeName(target, propertyKey), 'idempotent', options);
-    SetMetadata(IDEMPOTENT_KEY_METADATA, options)(target, propertyKey, descriptor);
+    const name = routeName(target, propertyKey);
+    const route = applyNestRouteOptions(name, options, target, propertyKey, descriptor);
+    checkRouteOptions(name, 'idempotent', route);
+    SetMetadata(IDEMPOTENT_KEY_METADATA, route)(target, propertyKey, descriptor);
     reportHandlerSettlement(target, propertyKey, descriptor);
   };
 }

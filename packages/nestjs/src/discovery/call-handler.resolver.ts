@@ -1,5 +1,6 @@
 import { OncelyConfigurationError, type ProtectedRouteDeclaration } from '@oncely/core';
 import type { ProtectedRoute } from '@oncely/core/adapter';
+import { KEY_AFTER_INTERCEPTORS_METADATA } from '../oncely.constants.js';
 import type { ProtectedRouteDefiner } from './protected-handler.options.js';
 import {
   GRAPHQL_RESOLVER_METADATA,
@@ -33,9 +34,15 @@ export function resolveCallHandler(
   kind: CallHandlerKind,
   declared: ProtectedRouteDeclaration,
   define: ProtectedRouteDefiner,
+  handler: object,
 ): ProtectedRoute {
   const name = `${owner}.${method} (${KIND_LABELS[kind]})`;
   const { idempotent, singleFlight } = declared;
+  if (Reflect.getMetadata(KEY_AFTER_INTERCEPTORS_METADATA, handler) === true) {
+    throw new OncelyConfigurationError(
+      `${name} sets keyAfterInterceptors, which only HTTP routes take: a ${KIND_LABELS[kind]}'s keys are built from its arguments as received. Remove the option.`,
+    );
+  }
   if (idempotent?.transactional) {
     throw new OncelyConfigurationError(
       `${name} asks for transactional: true, which only HTTP routes support for now. Write through your own transaction and keep the record outside it, or expose the operation as an HTTP route.`,

@@ -14,6 +14,7 @@ import {
   type ProtectedRouteDeclaration,
 } from '@oncely/core';
 import { Readable } from 'node:stream';
+import { keysAfterInterceptors } from './body-producer.js';
 import type { HttpRouteEntry } from './protected-handler.entry.js';
 import type { ProtectedRouteDefiner } from './protected-handler.options.js';
 import {
@@ -51,9 +52,15 @@ export function resolveHttpRoute(
       `${name} uses @IdempotencyManager() but is not marked @IdempotentKey({ transactional: true }); it would never receive a transaction.`,
     );
   }
+  const keyAfterInterceptors = keysAfterInterceptors(controller, handler, name);
   const route = define(name, declared);
   const bodyType = bodyTypeOf(controller, method, args);
-  return { route, ...(bodyType && { bodyType }), statusCode: statusCodeOf(handler) };
+  return {
+    route,
+    ...(bodyType && { bodyType }),
+    statusCode: statusCodeOf(handler),
+    keyAfterInterceptors,
+  };
 }
 
 /** Responses oncely could never keep or replay whole: refused before the first request. */

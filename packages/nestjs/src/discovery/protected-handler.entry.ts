@@ -11,6 +11,11 @@ export interface HttpRouteEntry {
   readonly bodyType?: Type;
   /** The status Nest answers with on success (`@HttpCode()` or the method's default). */
   readonly statusCode: number;
+  /**
+   * Whether the keys wait for the route's own interceptors (multer's, or
+   * `keyAfterInterceptors: true`): they are built next to the handler, from what it receives.
+   */
+  readonly keyAfterInterceptors: boolean;
 }
 
 /** Metadata `@MessagePattern`/`@EventPattern` leave on a handler (`@nestjs/microservices`). */

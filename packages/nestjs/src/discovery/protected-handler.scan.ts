@@ -90,7 +90,8 @@ export class ProtectedHandlerScan {
     if (!declared) return undefined;
     const kind = callHandlerKindOf(handler);
     const owner = prototype.constructor.name;
-    const entry = { kind, route: resolveCallHandler(owner, method, kind, declared, this.define) };
+    const route = resolveCallHandler(owner, method, kind, declared, this.define, handler);
+    const entry = { kind, route };
     this.callHandlers.set(handler, entry);
     return entry;
   }

@@ -1,19 +1,25 @@
 import type { CallHandler, ExecutionContext } from '@nestjs/common';
 import type { AbstractHttpAdapter } from '@nestjs/core';
-import type { HandlerContext, KeyContext } from '@oncely/core';
+import { BodyNotParsedError, type HandlerContext, type KeyContext } from '@oncely/core';
 import {
   ResponseCapture,
   expressFreshness,
+  isUnparsedMultipart,
   resolveCallKeys,
+  routeReadsBody,
+  uploadedFileDigests,
   storedBodyValue,
   type CallKeys,
   type FreshnessCheck,
   type HttpResponse,
   type ProtectedCallResult,
 } from '@oncely/core/adapter';
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Observable, type Subscriber } from 'rxjs';
-import { HandlerSettlement } from '../decorators/handler-settlement.interceptor.js';
+import {
+  HandlerSettlement,
+  deferProtection,
+} from '../decorators/handler-settlement.interceptor.js';
 import type { HttpRouteEntry } from '../discovery/protected-handler.entry.js';
 import { ONCELY_TRANSACTION } from '../oncely.constants.js';
 import type { OncelyRuntime } from '../oncely.runtime.js';
@@ -24,11 +30,16 @@ import { NestCall, outcomeOf } from './nest-call.js';
 
 type PlatformRequest = Record<string | symbol, unknown> & {
   method?: string;
+  /** Fastify's request wraps the Node one; Express's is it. */
+  raw?: IncomingMessage;
   body?: unknown;
   params?: unknown;
   query?: unknown;
   headers?: unknown;
   user?: unknown;
+  /** Where multer leaves the uploaded files. */
+  file?: unknown;
+  files?: unknown;
 };
 
 /**
@@ -41,7 +52,8 @@ type PlatformRequest = Record<string | symbol, unknown> & {
  * interceptor, serializer and the platform's own send, and is caught on the Node response just
  * before it reaches the socket (real status, headers, body bytes); it is sent only once the
  * record holds it. Replays are written over whatever the app would send, byte for byte. The key
- * stays held until the handler itself settles, whatever an outer layer gives up on.
+ * stays held until the handler itself settles, whatever an outer layer gives up on. A route
+ * whose body its own interceptor produces (multer's) runs all this from next to the handler.
  */
 export class HttpRouteInterception {
   /** How the platform answers conditional requests, once its adapter is known. */
@@ -62,11 +74,15 @@ export class HttpRouteInterception {
     if (request.method === 'OPTIONS') return next.handle();
     let keys: CallKeys;
     try {
+      if (!entry.keyAfterInterceptors) refuseUnparsedMultipart(entry, request);
       const validation = this.runtime.validation;
       if (entry.bodyType && validation !== false) {
         request.body = await validateBody(entry.bodyType, request.body, validation);
       }
-      keys = resolveCallKeys(entry.route, await this.keyContextOf(context, request));
+      keys = resolveCallKeys(
+        entry.route,
+        await this.keyContextOf(context, request, entry.route.name),
+      );
     } catch (error) {
       throw this.toHttpError(context, error);
     }
@@ -76,13 +92,33 @@ export class HttpRouteInterception {
     );
   }
 
-  /** The request context keys are built from; `body` is the validated DTO at this point. */
+  /**
+   * A route whose keys wait for its own interceptors (a multer upload): the protection runs from
+   * `HandlerSettlementInterceptor`, next to the handler, once the body and files are parsed.
+   */
+  deferToHandler(
+    entry: HttpRouteEntry,
+    context: ExecutionContext,
+    next: CallHandler,
+  ): Observable<unknown> {
+    deferProtection(context.switchToHttp().getRequest<object>(), (inner, handler) =>
+      this.intercept(entry, inner, handler),
+    );
+    return next.handle();
+  }
+
+  /**
+   * The request context keys are built from; `body` is the validated DTO at this point, and
+   * `files` the digests of the files multer parsed, if any.
+   */
   private async keyContextOf(
     context: ExecutionContext,
     request: PlatformRequest,
+    route: string,
   ): Promise<KeyContext> {
     const { body, params, query, headers, user } = request;
-    const base: KeyContext = { body, params, query, headers, user };
+    const files = uploadedFileDigests(request, route);
+    const base: KeyContext = { body, params, query, headers, user, files: files && (await files) };
     return this.runtime.keyContext ? this.runtime.keyContext(context, base) : base;
   }
 
@@ -181,6 +217,18 @@ function deliver(capture: ResponseCapture, result: ProtectedCallResult, call: Ne
   if (call.closed) return;
   capture.replaceWith(result.response);
   call.emit(storedBodyValue(result.response.body));
+}
+
+/**
+ * A multipart request whose stream nothing has read yet, on a route whose keys read the body:
+ * its fields and files would be missing from the key, so one upload's response would answer
+ * another. Refused before any lock (multer's interceptors are recognised at start-up).
+ */
+function refuseUnparsedMultipart(entry: HttpRouteEntry, request: PlatformRequest): void {
+  const node = (request.raw ?? request) as IncomingMessage;
+  if (isUnparsedMultipart(node) && routeReadsBody(entry.route)) {
+    throw new BodyNotParsedError(entry.route.name, 'multipart-not-parsed');
+  }
 }
 
 /** The Node response under the platform's: Express's `res` is one, Fastify's reply wraps one. */

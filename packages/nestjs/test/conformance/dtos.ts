@@ -49,3 +49,9 @@ export class PayDto {
   @Matches(/^\d{1,9}\.\d{2}$/)
   amount!: string;
 }
+
+export class UploadDto {
+  @IsString()
+  @Matches(/^\d{1,9}\.\d{2}$/)
+  amount!: string;
+}

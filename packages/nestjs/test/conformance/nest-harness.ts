@@ -34,6 +34,7 @@ import { registerFastifyBrowserLayers } from './fastify-browser-layers.js';
 import { IdempotentRoutesController } from './idempotent-routes.controller.js';
 import { ReadMethodRoutesController } from './read-method-routes.controller.js';
 import { SingleFlightRoutesController } from './single-flight-routes.controller.js';
+import { UploadRoutesController } from './upload-routes.controller.js';
 
 export type NestPlatform = 'express' | 'fastify';
 
@@ -74,6 +75,8 @@ async function startNestApp(
       SingleFlightRoutesController,
       ReadMethodRoutesController,
     ];
+    // multer is Express's: Nest's upload interceptors are `@nestjs/platform-express`'s.
+    if (platform === 'express') controllers.push(UploadRoutesController);
     if (settings.collidingRoutes) {
       controllers.push(...collisionControllers(settings.collidingRoutes === 'shared'));
     }
@@ -147,7 +150,7 @@ export function nestHarness(
     capabilities: [
       'storage-inspection',
       'outer-answer-detection',
-      ...(platform === 'fastify' ? (['binary-body'] as const) : []),
+      ...(platform === 'fastify' ? (['binary-body'] as const) : (['multipart-uploads'] as const)),
       ...(backend.encryption ? (['encrypted-storage'] as const) : []),
     ],
     catchAllRegistrations: CATCH_ALL,

@@ -30,6 +30,8 @@ export interface ConformanceRequest {
   readonly body?: unknown;
   /** Sent as is, declared as JSON. */
   readonly rawBody?: string;
+  /** Sent as `multipart/form-data` (files and fields), instead of a JSON body. */
+  readonly form?: FormData;
   /** Aborts the request: the client leaves. */
   readonly signal?: AbortSignal;
 }
@@ -79,8 +81,11 @@ export class ConformanceClient {
     if (request.key !== undefined) headers['idempotency-key'] = request.key;
     if (request.tenant !== undefined) headers['x-tenant'] = request.tenant;
     if (request.principal !== undefined) headers['x-principal'] = asciiJson(request.principal);
-    let body: string | undefined;
-    if (!BODILESS_METHODS.has(method)) {
+    let body: string | FormData | undefined;
+    if (request.form && !BODILESS_METHODS.has(method)) {
+      // fetch writes the multipart content type, with its boundary.
+      body = request.form;
+    } else if (!BODILESS_METHODS.has(method)) {
       headers['content-type'] ??= 'application/json';
       body = request.rawBody ?? JSON.stringify(request.body ?? {});
     }

@@ -39,7 +39,12 @@ export type HttpConformanceCapability =
    * while the handler still ran, and so holds the key until the handler is done. Nest can (its
    * interceptor sees the handler settle); plain Express cannot, as both write the same `res`.
    */
-  | 'outer-answer-detection';
+  | 'outer-answer-detection'
+  /**
+   * The app parses `multipart/form-data` uploads with multer (Nest's `FileInterceptor` on the
+   * Express platform; plain Express), which the upload routes of the fixture contract use.
+   */
+  | 'multipart-uploads';
 
 /**
  * Marks on cases, for runners that take only some of the suite (see `HttpConformanceSelection`).
@@ -204,6 +209,15 @@ export interface ConformanceApp {
  *   `double-json` calls `res.json({ n: 1 })` then `res.json({ n: 2 })`; `POST /json-then-error`
  *   op `json-then-error` calls `res.json({ ok: true })` then passes an error on; `POST /stream` op
  *   `stream` pipes a readable of two chunks into the response. Each `hit`s its op name.
+ * - With `multipart-uploads` (multer, file field `document`, text field `amount`; idempotent,
+ *   scope `user.tenantId`, key required, default input; each answers 201
+ *   `{ execution: hit(op), size: file.size, amount }`): `POST /uploads` op `upload`, memory
+ *   storage, no DTO; `POST /uploads/typed` op `upload-typed`, the body validated as
+ *   `{ amount: /^\d{1,9}\.\d{2}$/ }`; `POST /uploads/disk` op `upload-disk`, multer's disk storage;
+ *   `POST /uploads/unparsed` op `upload-unparsed`, parsed after oncely by a parser oncely is not
+ *   told of (Nest: an interceptor of the app's own running multer; Express: multer mounted after
+ *   oncely's middleware); `POST /uploads/declared` op `upload-declared`, that parser declared
+ *   (Nest: `keyAfterInterceptors: true`; Express: multer mounted before oncely's middleware).
  * - With `next-error`: `POST /next-error` op `next-error` passes on a 422 carrying
  *   `{ message: 'passed on', execution: hit('next-error') }`.
  */

@@ -18,6 +18,7 @@ import { scopeIdentityCases } from './scope-identity.cases.js';
 import { serializerCases } from './serializer.cases.js';
 import { singleFlightCases } from './single-flight.cases.js';
 import { statusCases } from './status.cases.js';
+import { uploadCases } from './upload.cases.js';
 import { validationCases } from './validation.cases.js';
 
 /**
@@ -32,6 +33,7 @@ export const HTTP_CONFORMANCE_CASES: readonly CaseDefinition[] = [
   ...statusCases,
   ...singleFlightCases,
   ...readMethodCases,
+  ...uploadCases,
   ...serializerCases,
   ...heldKeyCases,
   ...rawResponseCases,
