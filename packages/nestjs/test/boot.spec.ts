@@ -477,7 +477,7 @@ describe('start-up checks', () => {
       });
       await expect(failure).rejects.toBeInstanceOf(RecordTableNotMigratedError);
       await expect(failure).rejects.toThrow(
-        /oncely_idempotency_record does not exist.*CreateIdempotencyRecordTable1767225600000.*withIdempotencyRecords/,
+        /oncely_idempotency_record does not exist.*CreateOncelySchema1796256000000.*withIdempotencyRecords/,
       );
       // The refused boot closed the coordinator it was handed, and left the DataSource open.
       await expect(coordinator.acquire('k', 'owner', 1_000)).rejects.toThrow(

@@ -89,7 +89,6 @@ try {
   console.log(`${modulePath}: ${calls} calls each, redis-server :${server.port}`);
   for (const [label, storeOptions] of [
     ['default', {}],
-    ["legacyRecords 'ignore'", { legacyRecords: 'ignore', nearCache: false }],
     ['nearCache: false', { nearCache: false }],
   ] as const) {
     const store = new RedisIdempotencyRecordStore(client, storeOptions);

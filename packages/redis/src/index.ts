@@ -17,7 +17,7 @@ export type { FlightInspection } from '@oncely/core';
 
 /** Durable idempotency records in Redis, one string per identity changed only by Lua scripts. */
 export { RedisIdempotencyRecordStore } from './record/redis-idempotency-record.store.js';
-/** Options of `RedisIdempotencyRecordStore`: key prefix, legacy records, near cache. */
+/** Options of `RedisIdempotencyRecordStore`: key prefix, near cache. */
 export type { RedisIdempotencyRecordStoreOptions } from './record/redis-idempotency-record-store.options.js';
 /** What `RedisIdempotencyRecordStore.nearCacheStats` reports. */
 export type { NearCacheStats } from './record/record-near-cache.js';

@@ -1,5 +1,5 @@
 import { OncelyConfigurationError } from '@oncely/core';
-import { CreateOncelyClaimTable1801440000000 } from './create-claim-table.migration.js';
+import { CreateOncelySchema1796256000000 } from './create-oncely-schema.migration.js';
 
 /**
  * The claims table of `TypeOrmClaimRegistry` is missing: oncely's migrations have not all run on
@@ -12,7 +12,7 @@ export class ClaimTableNotMigratedError extends OncelyConfigurationError {
   /** @param table the table as the registry addresses it, schema or database included. */
   constructor(readonly table: string) {
     super(
-      `The claims table ${table} does not exist, so this app cannot register its claims with the services sharing the database. oncely's migration ${CreateOncelyClaimTable1801440000000.name} has not run on this DataSource: build its options with withIdempotencyRecords(options) from @oncely/typeorm and run the migrations (migrationsRun: true, await dataSource.runMigrations(), or npx typeorm migration:run -d <your data source file>), or set claims: false to register none.`,
+      `The claims table ${table} does not exist, so this app cannot register its claims with the services sharing the database. oncely's migration ${CreateOncelySchema1796256000000.name} has not run on this DataSource: build its options with withIdempotencyRecords(options) from @oncely/typeorm and run the migrations (migrationsRun: true, await dataSource.runMigrations(), or npx typeorm migration:run -d <your data source file>), or set claims: false to register none.`,
     );
   }
 }

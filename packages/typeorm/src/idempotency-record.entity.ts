@@ -22,7 +22,7 @@ export class IdempotencyRecord {
   ownerToken!: string;
   /**
    * The service that claimed the record (its `service` option); `null` for a record written
-   * before owners were stored, which counts as every service's own.
+   * by an app that names no service, which counts as every service's own.
    */
   owner!: string | null;
   /** Grows on every takeover; a confirmation must carry the current one. */

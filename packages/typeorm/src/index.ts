@@ -12,9 +12,7 @@
 
 export * from './idempotency-record.entity.js';
 export * from './idempotency-record.schema.js';
-export * from './create-idempotency-record-table.migration.js';
-export * from './add-idempotency-record-owner.migration.js';
-export * from './create-claim-table.migration.js';
+export * from './create-oncely-schema.migration.js';
 export * from './typeorm-claim.registry.js';
 export * from './claim-table-not-migrated.error.js';
 export { claimTableName } from './claim-table.js';

@@ -5,8 +5,6 @@ import type { IdempotencyRecord } from './idempotency-record.entity.js';
 export const recordTableName = 'oncely_idempotency_record';
 export const keyHashIndexName = 'UQ_oncely_idempotency_record_key_hash';
 export const expiresAtIndexName = 'IDX_oncely_idempotency_record_expires_at';
-/** The column added by `AddIdempotencyRecordOwner1798761600000`. */
-export const ownerColumnName = 'owner';
 
 /** One column, as both the entity schema and the migration declare it. */
 export interface RecordColumn {
@@ -74,7 +72,7 @@ export function recordColumns(dialect: RecordDialect): RecordColumn[] {
     hex('ownerToken', 'owner_token'),
     {
       property: 'owner',
-      name: ownerColumnName,
+      name: 'owner',
       type: 'varchar',
       length: 128,
       nullable: true,

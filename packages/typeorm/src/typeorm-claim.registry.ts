@@ -37,7 +37,7 @@ interface ClaimStatements {
 
 /**
  * Claims of the services sharing one database, in `oncely_claim` (created by
- * `CreateOncelyClaimTable1801440000000`): one row per app instance and claimed operation, unique
+ * `CreateOncelySchema1796256000000`): one row per app instance and claimed operation, unique
  * on both, with its expiry. Announcing writes the instance's row, deletes the operation's expired
  * rows and reads the others, each one auto-committed statement: of two services announcing at
  * once, at least the later one sees the other. Replicas of one service each keep a row; one

@@ -41,7 +41,7 @@ const maxBeginRounds = 8;
 /**
  * Durable idempotency records in the service's own database through TypeORM (PostgreSQL,
  * MySQL/MariaDB, SQLite via better-sqlite3), in the `oncely_idempotency_record` table that
- * `CreateIdempotencyRecordTable1767225600000` creates.
+ * `CreateOncelySchema1796256000000` creates.
  *
  * `begin` inserts the record: the unique index on `key_hash` is the lock. `complete`, `release`
  * and `renew` are single statements conditional on owner token and fence, so a holder that lost

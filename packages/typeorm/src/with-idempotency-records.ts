@@ -1,16 +1,10 @@
 import type { DataSourceOptions, MixedList } from 'typeorm';
-import { AddIdempotencyRecordOwner1798761600000 } from './add-idempotency-record-owner.migration.js';
-import { CreateIdempotencyRecordTable1767225600000 } from './create-idempotency-record-table.migration.js';
-import { CreateOncelyClaimTable1801440000000 } from './create-claim-table.migration.js';
+import { CreateOncelySchema1796256000000 } from './create-oncely-schema.migration.js';
 import { idempotencyRecordEntity } from './idempotency-record.schema.js';
 import { UnsupportedDatabaseError } from './unsupported-database.error.js';
 
-/** The migrations that create and evolve oncely's tables, oldest first. */
-export const idempotencyRecordMigrations = [
-  CreateIdempotencyRecordTable1767225600000,
-  AddIdempotencyRecordOwner1798761600000,
-  CreateOncelyClaimTable1801440000000,
-];
+/** The migrations that create oncely's tables, oldest first: one, until a release changes them. */
+export const idempotencyRecordMigrations = [CreateOncelySchema1796256000000];
 
 /**
  * The part of DataSource options `withIdempotencyRecords` reads and extends. `DataSourceOptions`

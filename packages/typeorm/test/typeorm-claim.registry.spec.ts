@@ -92,6 +92,6 @@ describe('TypeOrmClaimRegistry without its table', () => {
     const registry = new TypeOrmClaimRegistry(dataSource);
     const failure = registry.announce({ instance: 'i', claims: [], ttlMs: 1_000 });
     await expect(failure).rejects.toBeInstanceOf(ClaimTableNotMigratedError);
-    await expect(failure).rejects.toThrow(/CreateOncelyClaimTable1801440000000/);
+    await expect(failure).rejects.toThrow(/CreateOncelySchema1796256000000/);
   });
 });

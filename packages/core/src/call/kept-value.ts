@@ -5,10 +5,7 @@ import type { StoredBody } from '../record/stored-response.js';
 import { UnstorableValueError } from './unstorable-value.error.js';
 import { VALUE_CALL_STATUS } from './value-call.js';
 
-/**
- * Marks the kept body of a value call. A body without it was kept by an earlier version, which
- * stored the value as plain JSON (or as bytes, or as nothing).
- */
+/** Marks the kept body of a value call, apart from any JSON a value could be. */
 const VALUE_MARK = 'oncely:value';
 
 interface KeptValue {
@@ -46,7 +43,11 @@ export function valueOfKept(response: HttpResponse, route: string): unknown {
       `it is larger than the ${String(limitBytes)} bytes kept for it (maxResponseBytes)`,
     );
   }
-  if (body.kind !== 'json' || !isKeptValue(body.value)) return storedBodyValue(body);
+  if (body.kind !== 'json' || !isKeptValue(body.value)) {
+    throw new Error(
+      `${route}: its record holds a response oncely did not keep for a value call. Give the call an operation of its own, which no HTTP route shares.`,
+    );
+  }
   const { refused } = body.value;
   if (refused) throw new UnstorableValueError(route, refused.path, refused.reason);
   return fromValueTree(body.value[VALUE_MARK]);

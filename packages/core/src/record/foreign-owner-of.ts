@@ -3,7 +3,7 @@ import type { BeginOptions } from './idempotency-record-store.port.js';
 
 /**
  * The owner of a live record that `options` does not accept: `undefined` when the record has no
- * owner (written before owners were stored), is the caller's or one of its `ownerAliases`, or the
+ * owner (written by an app that names no service), is the caller's or one of its `ownerAliases`, or the
  * caller compares none or shares the operation. What every store's `begin` checks first.
  */
 export function foreignOwnerOf(

@@ -23,8 +23,8 @@ export interface IdempotencyRecordStore {
    *
    * With `options.owner`, the record claimed carries it, and a live record (of the identity or a
    * previous one) carrying another owner answers `foreign_owner` before anything else is
-   * compared: it is neither replayed nor overwritten. A record without an owner (written before
-   * owners were stored) counts as the caller's own, and so does one whose owner is among
+   * compared: it is neither replayed nor overwritten. A record without an owner (written by an app
+   * that names no service) counts as the caller's own, and so does one whose owner is among
    * `options.ownerAliases`; `options.shared` accepts every owner.
    */
   begin(identity: string, digest: string, options: BeginOptions): Promise<BeginOutcome>;

@@ -146,11 +146,11 @@ describe.each([
     expect(await call('undefined', 'not run')).toEqual({ value: undefined, replayed: true });
   });
 
-  it('still replays a value an earlier version kept as plain JSON', async () => {
+  it('refuses a record that holds no kept value, rather than hand its caller a response', async () => {
     const store = new Store();
     const { executor } = nodeOn(store);
     const route = idempotentRoute();
-    const key = resolveCallKeys(route, message('legacy')).idempotency!;
+    const key = resolveCallKeys(route, message('foreign')).idempotency!;
     const begun = await store.begin(key.identity, key.digest, {
       leaseTtlMs: 10_000,
       retentionMs: 60_000,
@@ -159,14 +159,14 @@ describe.each([
     await store.complete(begun.lease, {
       status: 200,
       headers: {},
-      body: { kind: 'json', value: { captured: 'before' } },
+      body: { kind: 'json', value: { captured: 'by an HTTP route' } },
     });
-    const replay = await executor.executeValue({
+    const replay = executor.executeValue({
       route,
-      keyContext: message('legacy'),
+      keyContext: message('foreign'),
       run: async () => 'not run',
     });
-    expect(replay).toEqual({ value: { captured: 'before' }, replayed: true });
+    await expect(replay).rejects.toThrow(/holds a response oncely did not keep for a value call/);
   });
 
   it('keeps nothing when the handler throws: the redelivery runs again', async () => {

@@ -75,7 +75,6 @@ export class RedisFlightCoordinator
 
   constructor(connection: RedisConnection, options: RedisFlightCoordinatorOptions = {}) {
     this.keyPrefix = keyPrefix(options.keyPrefix);
-    // Not the channel of the earlier layout (`flight-notices`), whose messages were bare keys.
     this.channel = `${this.keyPrefix}flights`;
     const commandTimeout = positive('commandTimeout', options.commandTimeout ?? 1000);
     const nearCacheBounds = nearCacheBoundsOf(options.nearCache);

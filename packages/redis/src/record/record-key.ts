@@ -5,9 +5,7 @@ import { keyPrefix } from '../connection/key-prefix.js';
 /**
  * Record keys carry the identity's `namespace:operation:version` so that an operator can
  * `SCAN MATCH` one operation's records on every master (`recordKeyPattern`), and the record key
- * hash as their Redis Cluster hash tag, so a record sits in the slot of its identity whatever
- * the layout: the key of the previous layout (`legacyRecordKey`) shares that slot, and a begin
- * script may read both atomically during a rolling upgrade.
+ * hash as their Redis Cluster hash tag, so a record sits in the slot of its identity.
  *
  *   `<prefix><namespace>:<operation>:<version>:{<keyHash>}:record`
  *
@@ -29,8 +27,6 @@ const globSyntax = /[*?[\]\\]/g;
 export interface RecordKeys {
   /** The key of `identity`'s record. */
   readonly of: (identity: string) => string;
-  /** The key the previous layout (`<prefix>{<keyHash>}:record`) gave `identity`'s record. */
-  readonly legacyOf: (keyHash: string) => string;
   /** The `SCAN MATCH` glob of one operation's records; see `recordKeyPattern`. */
   readonly pattern: (operation: string) => string;
 }
@@ -40,7 +36,6 @@ export function recordKeys(prefix?: string): RecordKeys {
   const checked = keyPrefix(prefix);
   return {
     of: (identity) => recordKeyOf(checked, identity),
-    legacyOf: (keyHash) => `${checked}{${keyHash}}${recordSuffix}`,
     pattern: (operation) => recordPatternOf(checked, operation),
   };
 }
@@ -68,10 +63,7 @@ export function recordKeyPattern(prefix: string | undefined, operation: string):
   return recordPatternOf(keyPrefix(prefix), operation);
 }
 
-/**
- * The record key hash of a record key of either layout (what `SCAN` returned), or `undefined`
- * for a key that is not a record key.
- */
+/** The record key hash of a record key (what `SCAN` returned), or `undefined` for another key. */
 export function recordKeyHashOf(key: string): string | undefined {
   if (!key.endsWith(`}${recordSuffix}`)) return undefined;
   const open = key.lastIndexOf('{');

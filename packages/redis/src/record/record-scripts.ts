@@ -7,14 +7,12 @@ export type BeginReply = [Buffer, ...(Buffer | number)[]];
 /** The record scripts the store runs, bound to one client. */
 export interface RecordScripts {
   /**
-   * `numberOfKeys` record keys follow (per identity its key, then with legacy '1' its key of the
-   * previous layout: the record to claim first, then the same request's under previous
-   * versions); then the record tail, lease TTL, retention, legacy ('1' or '0'), digest, the
-   * claiming service ('' for none) and `shared` ('1' or '0').
+   * `numberOfKeys` record keys follow (the record to claim first, then the same request's under
+   * previous versions); then the record tail, lease TTL and retention.
    */
   begin(numberOfKeys: number, ...keysThenArguments: (string | number)[]): Promise<BeginReply>;
-  /** What a previous version's record (and with two keys, its previous layout's) answers. */
-  previous(numberOfKeys: number, ...keysThenArguments: string[]): Promise<BeginReply>;
+  /** What a previous version's record answers, on a Cluster (another slot than the claim's). */
+  previous(recordKey: string): Promise<BeginReply>;
   complete(recordKey: string, ownerToken: string, fence: string, response: Buffer): Promise<number>;
   release(recordKey: string, ownerToken: string, fence: string): Promise<number>;
   renew(recordKey: string, ownerToken: string, fence: string, leaseTtlMs: number): Promise<number>;
@@ -24,7 +22,7 @@ export interface RecordScripts {
 export const defineRecordScripts = luaScriptSet<RecordScripts>({
   // Buffer replies, so a replayed binary body arrives untouched.
   begin: { file: 'record-begin-n.lua', replies: 'buffers' },
-  previous: { file: 'record-previous-n.lua', replies: 'buffers' },
+  previous: { file: 'record-previous-1.lua', replies: 'buffers' },
   complete: 'record-complete-1.lua',
   release: 'record-release-1.lua',
   renew: 'record-renew-1.lua',

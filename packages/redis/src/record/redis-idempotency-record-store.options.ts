@@ -11,15 +11,6 @@ export interface RedisIdempotencyRecordStoreOptions {
    */
   readonly keyPrefix?: string;
   /**
-   * Records of the previous layout (one hash at `<keyPrefix>{<keyHash>}:record`, written by
-   * processes not yet upgraded): `'read'` (default) looks for one on every claim, in the same
-   * script (same slot), so a retry of a request an old process completed replays instead of
-   * running again; it costs one more Redis command per miss. Once every process runs this
-   * version and the longest retention has passed since, no record of the old layout is left:
-   * set `'ignore'` to save that command. See docs/migration.md.
-   */
-  readonly legacyRecords?: 'read' | 'ignore';
-  /**
    * Completed records this process has seen (completed itself or replayed from Redis) answer
    * later replays of the same identity, digest and an accepted owner from memory, with no round
    * trip, never after the record's key expires, and never after an operator deleted it: the

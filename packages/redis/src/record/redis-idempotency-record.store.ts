@@ -32,16 +32,12 @@ interface Claim {
   readonly retentionMs: number;
 }
 
-/** Where a begin reply names the KEYS index of the record that answered. */
-const keyIndexAt: Readonly<Record<string, number>> = { record: 3, replay: 5, foreign_owner: 2 };
-
 /**
  * Durable idempotency records in Redis, for services without SQL and as the fast option: one
  * string per identity at `<keyPrefix><namespace>:<operation>:<version>:{<keyHash>}:record` (see
  * `recordKey`), changed only by Lua scripts (`lua/record-*`), each call one atomic round trip. A
- * miss costs Redis four commands (TIME and `SET … NX GET` to claim, GET and SET to complete; one
- * more while `legacyRecords` is `'read'`), a replay two, and a replay of a record this process
- * has seen none (`nearCache`).
+ * miss costs Redis four commands (TIME and `SET … NX GET` to claim, GET and SET to complete), a
+ * replay two, and a replay of a record this process has seen none (`nearCache`).
  *
  * Lifecycle: an in-progress record's key lives for its lease plus the retention; once its lease
  * has expired `begin` treats it as absent (taken over with the next fence, whatever the digest),
@@ -64,7 +60,6 @@ export class RedisIdempotencyRecordStore implements IdempotencyRecordStore, Clai
   private readonly ownsClient: boolean;
   private readonly scripts: RecordScripts;
   private readonly keys: RecordKeys;
-  private readonly legacy: boolean;
   private readonly nearCache: RecordNearCache | undefined;
   private readonly claims = new WeakMap<RecordLease, Claim>();
   private readonly closeNearCache: () => void;
@@ -82,16 +77,6 @@ export class RedisIdempotencyRecordStore implements IdempotencyRecordStore, Clai
   constructor(connection: RedisConnection, options: RedisIdempotencyRecordStoreOptions = {}) {
     this.keys = recordKeys(options.keyPrefix);
     this.keyPrefix = keyPrefix(options.keyPrefix);
-    this.legacy = (options.legacyRecords ?? 'read') === 'read';
-    if (
-      options.legacyRecords !== undefined &&
-      !['read', 'ignore'].includes(options.legacyRecords)
-    ) {
-      throw new InvalidRedisOptionError(
-        'legacyRecords',
-        `expected 'read' or 'ignore', got ${JSON.stringify(options.legacyRecords)}.`,
-      );
-    }
     const nearCacheBounds = nearCacheBoundsOf(options.nearCache);
     this.ownsClient = !isClient(connection);
     const client = (this.client = isClient(connection) ? connection : createClient(connection));
@@ -128,8 +113,7 @@ export class RedisIdempotencyRecordStore implements IdempotencyRecordStore, Clai
     // On a Cluster the previous records live in other slots than this one: no script may touch
     // them together, so they are read after the claim (`claimedThenChecked`).
     const atOnce = this.client.isCluster ? [] : previous;
-    const keys = [identity, ...atOnce].flatMap((id) => this.keysOf(id));
-    const owners = ownersOf(options);
+    const keys = [identity, ...atOnce].map(this.keys.of);
     const mark = this.nearCache?.mark() ?? 0;
     // Taken before the call: the lease began no earlier, so whatever the offset between this
     // clock and Redis', the holder's `leaseExpiresAt` is never later than the real expiry.
@@ -140,15 +124,10 @@ export class RedisIdempotencyRecordStore implements IdempotencyRecordStore, Clai
       recordTail(retentionMs, digest, options.owner ?? '', identity, ownerToken),
       leaseTtlMs,
       retentionMs,
-      this.legacy ? '1' : '0',
-      digest,
-      ...owners,
     );
-    const kind = reply[0].toString('latin1');
-    if (kind !== 'acquired') {
-      const at = keyIndexAt[kind];
-      const keyIndex = at === undefined ? 1 : (reply[at] as number);
-      const answeredBy = atOnce[Math.floor((keyIndex - 1) / (this.legacy ? 2 : 1)) - 1];
+    if (reply[0].toString('latin1') !== 'acquired') {
+      // A `record` reply names the KEYS index of the record that answered.
+      const answeredBy = atOnce[(reply[3] as number) - 2];
       return this.answered(reply, answeredBy, options, digest, sentAt, mark);
     }
     const lease: RecordLease = {
@@ -175,11 +154,9 @@ export class RedisIdempotencyRecordStore implements IdempotencyRecordStore, Clai
     options: BeginOptions,
     previous: readonly string[],
   ): Promise<BeginOutcome> {
-    const owners = ownersOf(options);
     try {
       for (const identity of previous) {
-        const keys = this.keysOf(identity);
-        const reply = await this.scripts.previous(keys.length, ...keys, digest, ...owners);
+        const reply = await this.scripts.previous(this.keys.of(identity));
         if (reply[0].toString('latin1') === 'absent') continue;
         await this.release(lease);
         return answerOf(reply, identity, options, digest).outcome;
@@ -191,7 +168,7 @@ export class RedisIdempotencyRecordStore implements IdempotencyRecordStore, Clai
     return { kind: 'acquired', lease };
   }
 
-  /** A begin's answer; a completed record of the current layout joins the near cache. */
+  /** A begin's answer; a completed record joins the near cache. */
   private answered(
     reply: BeginReply,
     previousIdentity: string | undefined,
@@ -317,26 +294,6 @@ export class RedisIdempotencyRecordStore implements IdempotencyRecordStore, Clai
   nearCacheStats(): NearCacheStats | undefined {
     return this.nearCache?.stats();
   }
-
-  /** The keys a begin reads for `identity`: its record, then its previous layout's. */
-  private keysOf(identity: string): string[] {
-    const key = this.keys.of(identity);
-    return this.legacy ? [key, this.keys.legacyOf(recordKeyHash(identity))] : [key];
-  }
-}
-
-/**
- * The begin scripts' owners and shared arguments, for records of the previous layout, which the
- * scripts judge: the service, then its aliases, space-separated (service names have no spaces);
- * '' compares no owners.
- */
-function ownersOf(options: BeginOptions): [string, string] {
-  const { owner, ownerAliases } = options;
-  const owners =
-    owner === undefined || ownerAliases === undefined
-      ? (owner ?? '')
-      : [owner, ...ownerAliases].join(' ');
-  return [owners, options.shared === true ? '1' : '0'];
 }
 
 /** Near caches to close when a client ends, one 'end' listener per client however many stores. */

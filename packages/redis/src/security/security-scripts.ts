@@ -7,10 +7,10 @@ export interface QuotaScripts {
   giveBack(countedKey: string, identityHash: string): Promise<number>;
 }
 
-/** The operator's record scripts bound to one client; keys: the record's, its previous layout's. */
+/** The operator's record scripts bound to one client. */
 export interface RecordAdminScripts {
-  inspect(recordKey: string, legacyKey: string): Promise<(Buffer | number)[]>;
-  forceRelease(recordKey: string, legacyKey: string): Promise<[string, number?]>;
+  inspect(recordKey: string): Promise<[number, number?, Buffer?]>;
+  forceRelease(recordKey: string): Promise<[string, number?]>;
 }
 
 /** Defines the quota scripts on a client (once per client) and returns them bound to it. */
@@ -22,6 +22,6 @@ export const defineQuotaScripts = luaScriptSet<QuotaScripts>({
 /** Defines the operator's scripts on a client (once per client) and returns them bound to it. */
 export const defineRecordAdminScripts = luaScriptSet<RecordAdminScripts>({
   // Buffer replies: a stored body is binary.
-  inspect: { file: 'record-inspect-2.lua', replies: 'buffers' },
-  forceRelease: 'record-force-release-2.lua',
+  inspect: { file: 'record-inspect-1.lua', replies: 'buffers' },
+  forceRelease: 'record-force-release-1.lua',
 });

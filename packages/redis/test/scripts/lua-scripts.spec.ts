@@ -16,7 +16,7 @@ describe('luaScriptSet', () => {
   afterAll(() => redis.quit());
 
   it('sends Redis a script whose --#include lines are replaced by their shared fragments', async () => {
-    // record-release-1.lua calls heldRecord(), defined only in lua/shared/record-lease.lua.
+    // record-release-1.lua calls heldValue(), defined only in lua/shared/record-value.lua.
     const scripts = luaScriptSet<ReleaseScript>({ release: 'record-release-1.lua' })(redis);
 
     await expect(
