@@ -15,6 +15,7 @@ import { TypeOrmIdempotencyRecordStore, withIdempotencyRecords } from '@oncely/t
 import { DataSource, Table, type DataSourceOptions } from 'typeorm';
 import { recordDialectOf } from '../src/record-dialect.js';
 import { recordColumns } from '../src/record-table.js';
+import { tableColumnOptions } from '../src/table-column-options.js';
 
 const ROUNDS = 7;
 const timing = { leaseTtlMs: 30_000, retentionMs: 86_400_000 };
@@ -102,16 +103,7 @@ async function createBaselineTable(dataSource: DataSource, name: string): Promis
     await runner.createTable(
       new Table({
         name,
-        columns: recordColumns(dialect).map((column) => ({
-          name: column.name,
-          type: column.type,
-          ...(column.length === undefined ? {} : { length: String(column.length) }),
-          isNullable: column.nullable ?? false,
-          ...(column.primary
-            ? { isPrimary: true, isGenerated: true, generationStrategy: 'increment' as const }
-            : {}),
-          ...(column.charset ? { charset: column.charset, collation: column.collation } : {}),
-        })),
+        columns: recordColumns(dialect).map(tableColumnOptions),
         indices: [
           { name: `UQ_${name}_key_hash`, columnNames: ['key_hash'], isUnique: true },
           { name: `IDX_${name}_expires_at`, columnNames: ['expires_at'] },

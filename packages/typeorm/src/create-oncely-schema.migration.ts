@@ -1,7 +1,6 @@
-import { Table, type MigrationInterface, type QueryRunner, type TableColumnOptions } from 'typeorm';
+import { Table, type MigrationInterface, type QueryRunner } from 'typeorm';
 import {
   claimColumns,
-  type ClaimColumn,
   claimExpiresAtIndexName,
   claimSlotInstanceIndexName,
   claimTableName,
@@ -12,8 +11,8 @@ import {
   keyHashIndexName,
   recordColumns,
   recordTableName,
-  type RecordColumn,
 } from './record-table.js';
+import { tableColumnOptions } from './table-column-options.js';
 
 /**
  * Creates oncely's schema, using the column types of the database it runs on:
@@ -29,7 +28,7 @@ export class CreateOncelySchema1796256000000 implements MigrationInterface {
     await queryRunner.createTable(
       new Table({
         name: recordTableName,
-        columns: recordColumns(dialect).map(tableColumn),
+        columns: recordColumns(dialect).map(tableColumnOptions),
         indices: [
           { name: keyHashIndexName, columnNames: ['key_hash'], isUnique: true },
           { name: expiresAtIndexName, columnNames: ['expires_at'] },
@@ -40,7 +39,7 @@ export class CreateOncelySchema1796256000000 implements MigrationInterface {
     await queryRunner.createTable(
       new Table({
         name: claimTableName,
-        columns: claimColumns(dialect).map(tableColumn),
+        columns: claimColumns(dialect).map(tableColumnOptions),
         indices: [
           {
             name: claimSlotInstanceIndexName,
@@ -58,17 +57,4 @@ export class CreateOncelySchema1796256000000 implements MigrationInterface {
     await queryRunner.dropTable(claimTableName, true);
     await queryRunner.dropTable(recordTableName, true);
   }
-}
-
-function tableColumn(column: RecordColumn | ClaimColumn): TableColumnOptions {
-  return {
-    name: column.name,
-    type: column.type,
-    ...(column.length === undefined ? {} : { length: String(column.length) }),
-    isNullable: column.nullable ?? false,
-    ...(column.primary
-      ? { isPrimary: true, isGenerated: true, generationStrategy: 'increment' as const }
-      : {}),
-    ...(column.charset ? { charset: column.charset, collation: column.collation } : {}),
-  };
 }

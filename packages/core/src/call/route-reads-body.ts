@@ -4,7 +4,7 @@ import type { ProtectedRoute } from './protected-route.js';
 
 /**
  * Whether a route's keys read the request body: a scope or target path under `body`, or an
- * input path under it (the default input is the whole body). A framework whose bodies need a
+ * input path under `body` or `files` (the default input is the whole body and the uploads). A framework whose bodies need a
  * parser checks it once per route, so it can refuse such a route's requests when nothing parsed
  * the body, instead of keying them all on the same missing body. Function sources are not
  * looked into: what they read is their own business.

@@ -32,7 +32,7 @@ export class BodyNotParsedError extends OncelyError {
     /** The route whose key reads the body. */
     readonly route: string,
     /** What was missing; the message says how to fix it. */
-    readonly reason: BodyNotParsedReason = 'no-body-parser',
+    readonly reason: BodyNotParsedReason,
   ) {
     super(
       `${route} builds its idempotency key or fingerprint from the request body, but ${FIXES[reason]}`,

@@ -12,6 +12,7 @@ import { from, lastValueFrom, type Observable } from 'rxjs';
 // the interceptor of `OncelyModule` imported from the other.
 const SETTLEMENT = Symbol.for('@oncely/nestjs:handler-settlement');
 const DEFERRED = Symbol.for('@oncely/nestjs:deferred-protection');
+const SETTLEMENT_INTERCEPTOR = Symbol.for('@oncely/nestjs:handler-settlement-interceptor');
 
 /** The protection of a call whose keys wait for the route's own interceptors, run from here. */
 export type DeferredProtection = (
@@ -70,6 +71,8 @@ export class HandlerSettlement {
  */
 @Injectable()
 export class HandlerSettlementInterceptor implements NestInterceptor {
+  static readonly [SETTLEMENT_INTERCEPTOR] = true;
+
   intercept(
     context: ExecutionContext,
     next: CallHandler,
@@ -93,6 +96,14 @@ export class HandlerSettlementInterceptor implements NestInterceptor {
   }
 }
 
+/** Whether `interceptor` is `HandlerSettlementInterceptor`, of either build of this package. */
+export function isHandlerSettlementInterceptor(interceptor: unknown): boolean {
+  return (
+    typeof interceptor === 'function' &&
+    (interceptor as unknown as Record<symbol, unknown>)[SETTLEMENT_INTERCEPTOR] === true
+  );
+}
+
 /** Makes `HandlerSettlementInterceptor` the route's innermost interceptor, once. */
 export function reportHandlerSettlement(
   target: object,
@@ -101,6 +112,6 @@ export function reportHandlerSettlement(
 ): void {
   const applied = (Reflect.getMetadata(INTERCEPTORS_METADATA, descriptor.value as object) ??
     []) as unknown[];
-  if (applied.includes(HandlerSettlementInterceptor)) return;
+  if (applied.some(isHandlerSettlementInterceptor)) return;
   UseInterceptors(HandlerSettlementInterceptor)(target, propertyKey, descriptor);
 }

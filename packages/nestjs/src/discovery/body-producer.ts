@@ -1,7 +1,7 @@
 import type { Type } from '@nestjs/common';
 import { INTERCEPTORS_METADATA, SELF_DECLARED_DEPS_METADATA } from '@nestjs/common/constants.js';
 import { OncelyConfigurationError } from '@oncely/core';
-import { HandlerSettlementInterceptor } from '../decorators/handler-settlement.interceptor.js';
+import { isHandlerSettlementInterceptor } from '../decorators/handler-settlement.interceptor.js';
 import { KEY_AFTER_INTERCEPTORS_METADATA } from '../oncely.constants.js';
 
 // What every multer interceptor of `@nestjs/platform-express` injects (Nest 10 to 12); the
@@ -21,7 +21,7 @@ export function keysAfterInterceptors(controller: Type, handler: object, name: s
   if (!declared && ![...interceptorsOf(controller), ...onRoute].some(isMulterInterceptor)) {
     return false;
   }
-  if (onRoute.at(-1) !== HandlerSettlementInterceptor) {
+  if (!isHandlerSettlementInterceptor(onRoute.at(-1))) {
     throw new OncelyConfigurationError(
       `${name} builds its keys from a body its own interceptors produce, but an interceptor on the route runs after oncely's: write @IdempotentKey()/@SingleFlight() above @UseInterceptors(...) (decorators apply from the bottom up), so the upload is parsed before the key is built.`,
     );

@@ -82,12 +82,14 @@ export class ConformanceClient {
     if (request.tenant !== undefined) headers['x-tenant'] = request.tenant;
     if (request.principal !== undefined) headers['x-principal'] = asciiJson(request.principal);
     let body: string | FormData | undefined;
-    if (request.form && !BODILESS_METHODS.has(method)) {
-      // fetch writes the multipart content type, with its boundary.
-      body = request.form;
-    } else if (!BODILESS_METHODS.has(method)) {
-      headers['content-type'] ??= 'application/json';
-      body = request.rawBody ?? JSON.stringify(request.body ?? {});
+    if (!BODILESS_METHODS.has(method)) {
+      if (request.form) {
+        // fetch writes the multipart content type, with its boundary.
+        body = request.form;
+      } else {
+        headers['content-type'] ??= 'application/json';
+        body = request.rawBody ?? JSON.stringify(request.body ?? {});
+      }
     }
     const response = await fetch(`${this.app.baseUrl}${path}`, {
       method,
