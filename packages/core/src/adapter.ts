@@ -80,8 +80,11 @@ export { ENGINE_OPTION_NAMES } from './engine/oncely-engine.options.js';
 export { ResponseCapture, type ResponseCaptureOptions } from './http/response-capture.js';
 /** Writes oncely's answer (replay, shared result, problem) by the one rule of docs/http.md. */
 export {
+  answerPayload,
   expressFreshness,
+  setAnswerHeaders,
   writeHttpResponse,
+  type AnswerHeaderTarget,
   type FreshnessCheck,
 } from './http/response-writer.js';
 export { storedBodyValue, type HttpResponse } from './http/http-response.js';

@@ -52,12 +52,7 @@ export function writeHttpResponse(
     return;
   }
   res.statusCode = response.status;
-  for (const name of res.getHeaderNames()) {
-    if (BODY_HEADERS.has(name)) res.removeHeader(name);
-  }
-  for (const [name, value] of Object.entries(response.headers)) {
-    res.setHeader(name, name === 'vary' ? mergedVary(res.getHeader('vary'), value) : value);
-  }
+  setAnswerHeaders(res, response);
   if (fresh?.(res)) {
     // As Express answers a fresh request: validators kept, the body and its description not.
     res.statusCode = 304;
@@ -65,7 +60,7 @@ export function writeHttpResponse(
     res.end();
     return;
   }
-  const body = wireBody(response.body);
+  const body = answerPayload(response.body);
   if (body === undefined) {
     res.end();
     return;
@@ -73,6 +68,30 @@ export function writeHttpResponse(
   const length = typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.byteLength;
   res.setHeader('content-length', String(length));
   res.end(body, 'utf8');
+}
+
+/**
+ * Where the headers of an answer are set: a Node response, or a framework's reply in front of one
+ * (Fastify's keeps its hooks' headers until it writes them).
+ */
+export interface AnswerHeaderTarget {
+  getHeaderNames(): string[];
+  getHeader(name: string): number | string | string[] | undefined;
+  setHeader(name: string, value: string): unknown;
+  removeHeader(name: string): unknown;
+}
+
+/**
+ * The header half of the one rule (see `writeHttpResponse`): what `target` carries of a body
+ * oncely does not send is dropped, the answer's headers are set over the rest, `Vary` merged.
+ */
+export function setAnswerHeaders(target: AnswerHeaderTarget, response: HttpResponse): void {
+  for (const name of target.getHeaderNames()) {
+    if (BODY_HEADERS.has(name)) target.removeHeader(name);
+  }
+  for (const [name, value] of Object.entries(response.headers)) {
+    target.setHeader(name, name === 'vary' ? mergedVary(target.getHeader('vary'), value) : value);
+  }
 }
 
 /** The answer's `Vary` with the values the response already had, each field name once. */
@@ -92,7 +111,7 @@ function mergedVary(current: number | string | string[] | undefined, answer: str
  * A kept body as it goes on the wire; `undefined` when it is empty. JSON stays a string: Node
  * sends a string body in one write with the headers, a buffer in a second one.
  */
-function wireBody(body: StoredBody): string | Buffer | undefined {
+export function answerPayload(body: StoredBody): string | Buffer | undefined {
   if (body.kind === 'json') return JSON.stringify(body.value);
   return storedBodyValue(body);
 }

@@ -23,6 +23,8 @@ import {
 import type { HttpRouteEntry } from '../discovery/protected-handler.entry.js';
 import { ONCELY_TRANSACTION } from '../oncely.constants.js';
 import type { OncelyRuntime } from '../oncely.runtime.js';
+import { answerThroughExpressResponse } from './answer-through-express-response.js';
+import { answerThroughFastifyReply } from './answer-through-fastify-reply.js';
 import { validateBody } from './body-validation.js';
 import { detachedResponseOf, refuseUnkeptValue } from './detached-response.js';
 import { problemResponseOf, toHttpError } from './http-error.js';
@@ -51,9 +53,10 @@ type PlatformRequest = Record<string | symbol, unknown> & {
  * What is kept is what the client receives: the handler's value leaves through every outer
  * interceptor, serializer and the platform's own send, and is caught on the Node response just
  * before it reaches the socket (real status, headers, body bytes); it is sent only once the
- * record holds it. Replays are written over whatever the app would send, byte for byte. The key
- * stays held until the handler itself settles, whatever an outer layer gives up on. A route
- * whose body its own interceptor produces (multer's) runs all this from next to the handler.
+ * record holds it. A replay goes out at the platform's own send in place of whatever the app's
+ * outer layers made of its value, byte for byte, with their headers. The key stays held until
+ * the handler itself settles, whatever an outer layer gives up on. A route whose body its own
+ * interceptor produces (multer's) runs all this from next to the handler.
  */
 export class HttpRouteInterception {
   /** How the platform answers conditional requests, once its adapter is known. */
@@ -133,11 +136,14 @@ export class HttpRouteInterception {
     { keys, readOnly }: { keys: CallKeys; readOnly: boolean },
     subscriber: Subscriber<unknown>,
   ): void {
-    const capture = new ResponseCapture(nodeResponseOf(context), {
-      route: entry.route.name,
-      maxBytes: maxResponseBytesOf(entry),
-      fresh: this.freshness(),
-    });
+    // Made when the handler runs: a replay or a shared result on Fastify needs none.
+    let capture: ResponseCapture | undefined;
+    const captureOf = () =>
+      (capture ??= new ResponseCapture(nodeResponseOf(context), {
+        route: entry.route.name,
+        maxBytes: maxResponseBytesOf(entry),
+        fresh: this.freshness(),
+      }));
     const call = new NestCall(subscriber);
     this.runtime.executor
       .execute({
@@ -145,12 +151,22 @@ export class HttpRouteInterception {
         keys,
         readOnly,
         handler: (handlerContext) =>
-          this.runHandler(context, next, entry, handlerContext, call, capture),
+          this.runHandler(context, next, entry, handlerContext, call, captureOf()),
       })
       .then(
-        (result) => deliver(capture, result, call),
+        (result) => {
+          if (!result.replayed && call.emitted) return commitOwn(capture!, result);
+          if (call.closed) return;
+          // A replay or a shared result is written in place of what the app sends for the value
+          // emitted: by the platform's own send when the handler did not run here, else by the
+          // capture, which holds what the handler's response already wrote.
+          if (capture !== undefined || !answerAtPlatformSend(context, result.response)) {
+            captureOf().replaceWith(result.response);
+          }
+          call.emit(storedBodyValue(result.response.body));
+        },
         (error: unknown) => {
-          if (call.emitted) capture.replaceWith(problemResponseOf(error));
+          if (call.emitted) captureOf().replaceWith(problemResponseOf(error));
           else call.settleFailure(error, (cause) => this.toHttpError(context, cause));
         },
       );
@@ -203,20 +219,19 @@ export class HttpRouteInterception {
   }
 }
 
-/**
- * The handler's own response goes out as the app wrote it; anything else (a replay, the result
- * a SingleFlight leader shared) is written over what the app sends for the value emitted here.
- */
-function deliver(capture: ResponseCapture, result: ProtectedCallResult, call: NestCall): void {
-  if (!result.replayed && call.emitted) {
-    // What the app wrote for it could not be kept whole: the refusal kept in its place goes out.
-    if (capture.refused) capture.replaceWith(result.response);
-    else capture.commit();
-    return;
-  }
-  if (call.closed) return;
-  capture.replaceWith(result.response);
-  call.emit(storedBodyValue(result.response.body));
+/** Has the platform's next send (Fastify's `reply.send`, Express's `res.json`) answer instead. */
+function answerAtPlatformSend(context: ExecutionContext, response: HttpResponse): boolean {
+  const reply = context.switchToHttp().getResponse<unknown>();
+  return (
+    answerThroughFastifyReply(reply, response) || answerThroughExpressResponse(reply, response)
+  );
+}
+
+/** The handler's own response goes out as the app wrote it. */
+function commitOwn(capture: ResponseCapture, result: ProtectedCallResult): void {
+  // What the app wrote for it could not be kept whole: the refusal kept in its place goes out.
+  if (capture.refused) capture.replaceWith(result.response);
+  else capture.commit();
 }
 
 /**
