@@ -88,6 +88,13 @@ async function startApp(platform: Platform): Promise<INestApplication> {
   return app;
 }
 
+const pay = (app: INestApplication, key: string, amount: string) =>
+  request(app.getHttpServer())
+    .post('/payments')
+    .set('x-tenant', 'acme')
+    .set('idempotency-key', key)
+    .send({ amount });
+
 describe.each(PLATFORMS)("the app's outer interceptors on %s", (platform) => {
   let app: INestApplication;
 
@@ -101,14 +108,8 @@ describe.each(PLATFORMS)("the app's outer interceptors on %s", (platform) => {
 
   it('replays the bytes the first answer sent, never the mapping applied twice', async () => {
     const key = randomUUID();
-    const pay = () =>
-      request(app.getHttpServer())
-        .post('/payments')
-        .set('x-tenant', 'acme')
-        .set('idempotency-key', key)
-        .send({ amount: '10.00' });
-    const first = await pay();
-    const retry = await pay();
+    const first = await pay(app, key, '10.00');
+    const retry = await pay(app, key, '10.00');
     expect(first.status).toBe(201);
     expect(first.body).toEqual({ data: { id: expect.any(String), amount: '10.00', run: 1 } });
     expect(retry.status).toBe(201);
@@ -133,14 +134,8 @@ describe.each(PLATFORMS)("the app's outer interceptors on %s", (platform) => {
 
   it("keeps the header an outer layer sets for the replaying request's own answer", async () => {
     const key = randomUUID();
-    const pay = () =>
-      request(app.getHttpServer())
-        .post('/payments')
-        .set('x-tenant', 'acme')
-        .set('idempotency-key', key)
-        .send({ amount: '12.00' });
-    const first = await pay();
-    const retry = await pay();
+    const first = await pay(app, key, '12.00');
+    const retry = await pay(app, key, '12.00');
     expect(first.headers['x-served-by']).toBe('node-1');
     expect(retry.headers['idempotent-replayed']).toBe('true');
     expect(retry.headers['x-served-by']).toBe('node-1');
