@@ -136,7 +136,7 @@ export class HttpRouteInterception {
     { keys, readOnly }: { keys: CallKeys; readOnly: boolean },
     subscriber: Subscriber<unknown>,
   ): void {
-    // Made when the handler runs: a replay or a shared result on Fastify needs none.
+    // Made when the handler runs here: a replay or a shared result answers at the platform send.
     let capture: ResponseCapture | undefined;
     const captureOf = () =>
       (capture ??= new ResponseCapture(nodeResponseOf(context), {
