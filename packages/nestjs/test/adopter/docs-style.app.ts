@@ -10,7 +10,6 @@ import {
   type INestApplication,
 } from '@nestjs/common';
 import { APP_INTERCEPTOR } from '@nestjs/core';
-import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import {
   IdempotentKey,
@@ -22,7 +21,7 @@ import { IsInt, IsString } from 'class-validator';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TimeoutInterceptor, UserView } from '../conformance/app-layers.js';
-import { Executions, type Platform } from '../fixtures/test-app.js';
+import { Executions, startOn, type Platform } from '../fixtures/test-app.js';
 
 export class CreateUserDto {
   @IsString() name!: string;
@@ -129,13 +128,5 @@ export async function createDocsStyleApp(
       { provide: APP_INTERCEPTOR, useClass: TimeoutInterceptor },
     ],
   }).compile();
-  const app =
-    platform === 'express'
-      ? moduleRef.createNestApplication({ logger: false })
-      : moduleRef.createNestApplication<NestFastifyApplication>(new FastifyAdapter(), {
-          logger: false,
-        });
-  await app.init();
-  if (platform === 'fastify') await app.getHttpAdapter().getInstance().ready();
-  return app;
+  return startOn(platform, moduleRef);
 }

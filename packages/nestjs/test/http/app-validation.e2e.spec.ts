@@ -9,7 +9,6 @@ import {
   type ValidationPipeOptions,
 } from '@nestjs/common';
 import { APP_PIPE } from '@nestjs/core';
-import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { ProblemType } from '@oncely/core';
 import { IdempotentKey, OncelyModule, type OncelyModuleOptions } from '@oncely/nestjs';
@@ -17,7 +16,13 @@ import { IsString } from 'class-validator';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { HeaderAuthGuard } from '../fixtures/orders.controller.js';
-import { Executions, PLATFORMS, uniqueNamespace, type Platform } from '../fixtures/test-app.js';
+import {
+  Executions,
+  PLATFORMS,
+  startOn,
+  uniqueNamespace,
+  type Platform,
+} from '../fixtures/test-app.js';
 
 class PaymentDto {
   @IsString() orderId!: string;
@@ -77,18 +82,9 @@ async function startApp(
     controllers: [PaymentsController],
     providers: [Executions, ...appPipeProvider(registration, settings)],
   }).compile();
-  const app =
-    platform === 'express'
-      ? moduleRef.createNestApplication({ logger: false })
-      : moduleRef.createNestApplication<NestFastifyApplication>(new FastifyAdapter(), {
-          logger: false,
-        });
-  if (registration === 'useGlobalPipes') app.useGlobalPipes(new ValidationPipe(settings));
-  await app.init();
-  if (platform === 'fastify') {
-    await (app as NestFastifyApplication).getHttpAdapter().getInstance().ready();
-  }
-  return app;
+  return startOn(platform, moduleRef, (app) => {
+    if (registration === 'useGlobalPipes') app.useGlobalPipes(new ValidationPipe(settings));
+  });
 }
 
 const pay = (app: INestApplication, key: string, body: object) =>

@@ -10,14 +10,19 @@ import {
   type NestInterceptor,
 } from '@nestjs/common';
 import { APP_INTERCEPTOR } from '@nestjs/core';
-import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { IdempotentKey, OncelyModule, SingleFlight } from '@oncely/nestjs';
 import { randomUUID } from 'node:crypto';
 import { map, tap, type Observable } from 'rxjs';
 import request from 'supertest';
 import { HeaderAuthGuard } from '../fixtures/orders.controller.js';
-import { Executions, PLATFORMS, uniqueNamespace, type Platform } from '../fixtures/test-app.js';
+import {
+  Executions,
+  PLATFORMS,
+  startOn,
+  uniqueNamespace,
+  type Platform,
+} from '../fixtures/test-app.js';
 
 /** The NestJS docs' response-mapping interceptor: every value goes out as `{ data }`. */
 @Injectable()
@@ -75,17 +80,7 @@ async function startApp(platform: Platform): Promise<INestApplication> {
       { provide: APP_INTERCEPTOR, useClass: ServedByInterceptor },
     ],
   }).compile();
-  const app =
-    platform === 'express'
-      ? moduleRef.createNestApplication({ logger: false })
-      : moduleRef.createNestApplication<NestFastifyApplication>(new FastifyAdapter(), {
-          logger: false,
-        });
-  await app.init();
-  if (platform === 'fastify') {
-    await (app as NestFastifyApplication).getHttpAdapter().getInstance().ready();
-  }
-  return app;
+  return startOn(platform, moduleRef);
 }
 
 const pay = (app: INestApplication, key: string, amount: string) =>
