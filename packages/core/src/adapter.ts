@@ -28,21 +28,15 @@ export type {
 export { DEFAULT_PROTECTION, type RouteKeySpec } from './call/route-options.js';
 /** The business keys and the client's `Idempotency-Key` of one request. */
 export { resolveCallKeys, type CallKeys } from './call/call-keys.js';
-/** Whether a route's keys read the request body, which a framework may need a parser for. */
-export { routeReadsBody } from './call/route-reads-body.js';
 /**
- * The digests of a request's uploaded files (multer's shapes) for `KeyContext.files`, and
- * whether a multipart body is still unread when a key is about to be built.
+ * The keys of one HTTP request: a body nothing parsed refused, the body validated, uploaded
+ * files (multer's shapes) keyed by their digests.
  */
-export {
-  isUnparsedMultipart,
-  uploadedFileDigests,
-  type UploadCarrier,
-} from './http/uploaded-files.js';
+export { httpCallKeys, type HttpKeyHooks, type HttpKeyRequest } from './call/http-call-keys.js';
 /** The context a handler receives when it runs outside the pipeline (no record, no flight). */
 export { handlerContext } from './call/handler-context.js';
 /** A handler's returned value as a kept body (JSON, bytes or nothing), or a refusal. */
-export { storedBodyOf } from './call/stored-body.js';
+export { storedBodyOf } from './http/stored-body.js';
 /** The engines without `createOncelyEngine`'s ownership, for adapters' own tests and tools. */
 export { createProtectionEngines } from './engine/protection-engines.js';
 export type { ProtectionEnginesOptions } from './engine/protection-engines.js';
@@ -80,13 +74,12 @@ export { ENGINE_OPTION_NAMES } from './engine/oncely-engine.options.js';
 export { ResponseCapture, type ResponseCaptureOptions } from './http/response-capture.js';
 /** Writes oncely's answer (replay, shared result, problem) by the one rule of docs/http.md. */
 export {
-  answerPayload,
   expressFreshness,
-  setAnswerHeaders,
   writeHttpResponse,
-  type AnswerHeaderTarget,
   type FreshnessCheck,
 } from './http/response-writer.js';
+/** Has the platform's next send write a replay or a shared result (Fastify, Express). */
+export { answerAtNextSend } from './http/answer-at-next-send.js';
 export { storedBodyValue, type HttpResponse } from './http/http-response.js';
 /** Shares a leader's HTTP failure with its followers when its status says it would repeat. */
 export {

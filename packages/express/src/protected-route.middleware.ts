@@ -1,15 +1,12 @@
-import { BodyNotParsedError, toProblemResponse, type KeyContext } from '@oncely/core';
+import { toProblemResponse } from '@oncely/core';
 import {
   expressFreshness,
-  isUnparsedMultipart,
-  resolveCallKeys,
-  uploadedFileDigests,
-  routeReadsBody,
+  httpCallKeys,
   writeHttpResponse,
+  type HttpKeyHooks,
   type HttpResponse,
   type ProtectedCallExecutor,
   type ProtectedRoute,
-  type UploadCarrier,
 } from '@oncely/core/adapter';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { reportDownstreamErrors } from './downstream-errors.js';
@@ -24,11 +21,11 @@ export interface ProtectedRouteMiddlewareOptions {
 }
 
 /**
- * The middleware behind `idempotent()` and `singleFlight()`. In order: refuse a request whose
- * key reads a body nothing parsed (`BodyNotParsedError`), validate the body, build the keys from
- * the request (multer's files by the SHA-256 of their bytes), then let core's executor decide
- * (run the rest of the route, share, replay, refuse). oncely's errors become problem+json through core's one mapping; anything else
- * (the handler's own errors included) goes to `next(error)`, to the app's error handling. A
+ * The middleware behind `idempotent()` and `singleFlight()`. In order: core's `httpCallKeys`
+ * (refuse a request whose key reads a body nothing parsed, validate the body, build the keys
+ * from the request, multer's files by the SHA-256 of their bytes), then core's executor decides
+ * (run the rest of the route, share, replay, refuse). oncely's errors become problem+json
+ * through core's one mapping; anything else (the handler's own errors included) goes to `next(error)`, to the app's error handling. A
  * `HEAD` (Express routes it to the `GET` handler) is a read-only call; an `OPTIONS` passes
  * straight through.
  *
@@ -38,7 +35,6 @@ export interface ProtectedRouteMiddlewareOptions {
  */
 export function protectedRouteMiddleware(options: ProtectedRouteMiddlewareOptions): RequestHandler {
   const { route, executor, resolveUser, validate } = options;
-  const readsBody = routeReadsBody(route);
 
   const middleware = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     // A preflight (`app.all`, `app.use`, `cors` with `preflightContinue`) is no operation.
@@ -49,9 +45,7 @@ export function protectedRouteMiddleware(options: ProtectedRouteMiddlewareOption
     reportDownstreamErrors(req, middleware);
     let call: RouteCall | undefined;
     try {
-      if (readsBody) refuseUnparsedBody(req, route.name);
-      if (validate) req.body = await validate(req.body, req);
-      const keys = resolveCallKeys(route, await keyContextOf(req, route.name, resolveUser));
+      const keys = await httpCallKeys(route, req, keyHooksOf(req, resolveUser, validate));
       const result = await executor.execute({
         route,
         keys,
@@ -92,28 +86,13 @@ function answer(res: Response, call: RouteCall | undefined, response: HttpRespon
   else writeHttpResponse(res, response, expressFreshness);
 }
 
-/**
- * Every body parser sets `req.body` (Express 5's may set it to undefined, for a request without
- * a body); without one the property does not exist. A multipart body is parsed by multer, which
- * must run first: `express.json()` leaves such a request unread.
- */
-function refuseUnparsedBody(req: Request, route: string): void {
-  if (!('body' in req)) throw new BodyNotParsedError(route, 'no-body-parser');
-  if (isUnparsedMultipart(req)) throw new BodyNotParsedError(route, 'multipart-not-parsed');
-}
-
-async function keyContextOf(
+function keyHooksOf(
   req: Request,
-  route: string,
   resolveUser: (req: Request) => unknown,
-): Promise<KeyContext> {
-  const files = uploadedFileDigests(req as Request & UploadCarrier, route);
+  validate: BodyValidator | undefined,
+): HttpKeyHooks {
   return {
-    body: req.body,
-    params: req.params,
-    query: req.query,
-    headers: req.headers,
-    user: await resolveUser(req),
-    files: files && (await files),
+    validate: validate && ((body) => validate(body, req)),
+    user: () => resolveUser(req),
   };
 }

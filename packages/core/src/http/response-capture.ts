@@ -14,6 +14,7 @@ import {
 } from './response-methods.js';
 import { writeHttpResponse, type FreshnessCheck } from './response-writer.js';
 import { UnsupportedResponseError } from './unsupported-response.error.js';
+import { storedBodyOf } from './stored-body.js';
 
 export interface ResponseCaptureOptions {
   /** Route name, for error messages. */
@@ -76,6 +77,23 @@ export class ResponseCapture {
   #resolve: (response: HttpResponse) => void = () => undefined;
   #reject: (error: unknown) => void = () => undefined;
 
+  /**
+   * A capture already holding (`hold()`, its promise as `held`) what the app writes for the value
+   * its handler returned, for a framework that sends that value itself (Nest): a value that
+   * cannot be kept whole (a stream, a web `Response`, a function) is refused at once with
+   * `UnsupportedResponseError`, before anything of it is written.
+   */
+  static holdingFor(
+    value: unknown,
+    res: ServerResponse,
+    options: ResponseCaptureOptions,
+  ): ResponseCapture {
+    storedBodyOf(value, options.route);
+    const capture = new ResponseCapture(res, options);
+    void capture.hold();
+    return capture;
+  }
+
   constructor(res: ServerResponse, options: ResponseCaptureOptions) {
     this.#res = res;
     this.#route = options.route;
@@ -105,6 +123,11 @@ export class ResponseCapture {
       this.#initial = { status: this.#res.statusCode, headers: this.#res.getHeaders() };
       this.#startHolding();
     }
+    return this.#promise;
+  }
+
+  /** What `hold()` resolves with; `undefined` before it is called. */
+  get held(): Promise<HttpResponse> | undefined {
     return this.#promise;
   }
 

@@ -87,6 +87,44 @@ describe.each([
     });
   });
 
+  it("holdingFor holds what the app writes for its handler's value, and refuses a stream before anything is written", async () => {
+    const kept = deferred<HttpResponse>();
+    const refused = deferred<{ error: unknown; headersSent: boolean }>();
+    const url = await serve((res, req) => {
+      if (req.url === '/stream') {
+        try {
+          ResponseCapture.holdingFor(Readable.from(['x']), res, {
+            route: 'POST /orders',
+            maxBytes: 64,
+          });
+        } catch (error) {
+          refused.resolve({ error, headersSent: res.headersSent });
+          res.statusCode = 500;
+          res.end();
+        }
+        return;
+      }
+      const c = ResponseCapture.holdingFor({ a: 1 }, res, { route: 'POST /orders', maxBytes: 64 });
+      void c.held!.then((response) => {
+        kept.resolve(response);
+        c.commit();
+      });
+      res.setHeader('content-type', 'application/json');
+      res.end('{"a":1}');
+    });
+
+    const reply = await fetch(url);
+    expect(await reply.text()).toBe('{"a":1}');
+    expect(await kept.promise).toMatchObject({
+      status: 200,
+      body: { kind: 'json', value: { a: 1 } },
+    });
+    await fetch(`${url}stream`);
+    const { error, headersSent } = await refused.promise;
+    expect(error).toBeInstanceOf(UnsupportedResponseError);
+    expect(headersSent).toBe(false);
+  });
+
   it('keeps writeHead with an object of headers', async () => {
     const kept = deferred<HttpResponse>();
     const url = await serve((res) => {

@@ -1,5 +1,5 @@
 import { BodyNotParsedError, buildKey, type KeySpec } from '@oncely/core';
-import { isUnparsedMultipart, uploadedFileDigests } from '@oncely/core/adapter';
+import { isUnparsedMultipart, uploadedFileDigests } from '../../src/http/uploaded-files.js';
 import { createHash } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

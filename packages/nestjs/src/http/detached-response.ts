@@ -5,13 +5,13 @@ import { instanceToPlain } from 'class-transformer';
 import type { HttpRouteEntry } from '../discovery/protected-handler.entry.js';
 
 /**
- * Refuses what cannot be kept whole (files, streams, web responses) before it reaches the
- * client: the boot refuses such declared return types, this catches the undeclared ones.
+ * Refuses a file response before it reaches the client: the boot refuses such declared return
+ * types, this catches the undeclared ones. Streams and web responses are refused by core, where
+ * the value is kept (`ResponseCapture.holdingFor`, `storedBodyOf`).
  */
-export function refuseUnkeptValue(value: unknown, route: string): void {
+export function refuseFileResponse(value: unknown, route: string): void {
   if (value instanceof StreamableFile)
     throw new UnsupportedResponseError(route, 'a StreamableFile');
-  storedBodyOf(value, route);
 }
 
 /**
@@ -22,11 +22,11 @@ export function refuseUnkeptValue(value: unknown, route: string): void {
  * `instanceToPlain`, so `@Exclude()`d fields are never kept).
  */
 export function detachedResponseOf(value: unknown, entry: HttpRouteEntry): HttpResponse {
-  const plain =
-    typeof value === 'object' && value !== null && !(value instanceof Uint8Array)
-      ? instanceToPlain(value)
-      : value;
-  const body = storedBodyOf(plain, entry.route.name);
+  const route = entry.route.name;
+  let body = storedBodyOf(value, route);
+  if (body.kind === 'json' && typeof value === 'object' && value !== null) {
+    body = storedBodyOf(instanceToPlain(value), route);
+  }
   const headers: Record<string, string> =
     body.kind === 'json' ? { 'content-type': 'application/json; charset=utf-8' } : {};
   return { status: entry.statusCode, headers, body };

@@ -1,20 +1,20 @@
 import type { CallHandler, ExecutionContext } from '@nestjs/common';
 import type { AbstractHttpAdapter } from '@nestjs/core';
-import { BodyNotParsedError, type HandlerContext, type KeyContext } from '@oncely/core';
+import type { HandlerContext } from '@oncely/core';
 import {
   ResponseCapture,
+  answerAtNextSend,
   expressFreshness,
-  isUnparsedMultipart,
-  resolveCallKeys,
-  routeReadsBody,
-  uploadedFileDigests,
+  httpCallKeys,
   storedBodyValue,
   type CallKeys,
   type FreshnessCheck,
+  type HttpKeyHooks,
+  type HttpKeyRequest,
   type HttpResponse,
   type ProtectedCallResult,
 } from '@oncely/core/adapter';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { Observable, type Subscriber } from 'rxjs';
 import {
   HandlerSettlement,
@@ -23,26 +23,12 @@ import {
 import type { HttpRouteEntry } from '../discovery/protected-handler.entry.js';
 import { ONCELY_TRANSACTION } from '../oncely.constants.js';
 import type { OncelyRuntime } from '../oncely.runtime.js';
-import { answerThroughExpressResponse } from './answer-through-express-response.js';
-import { answerThroughFastifyReply } from './answer-through-fastify-reply.js';
 import { validateBody } from './body-validation.js';
-import { detachedResponseOf, refuseUnkeptValue } from './detached-response.js';
+import { detachedResponseOf, refuseFileResponse } from './detached-response.js';
 import { problemResponseOf, toHttpError } from './http-error.js';
 import { NestCall, outcomeOf } from './nest-call.js';
 
-type PlatformRequest = Record<string | symbol, unknown> & {
-  method?: string;
-  /** Fastify's request wraps the Node one; Express's is it. */
-  raw?: IncomingMessage;
-  body?: unknown;
-  params?: unknown;
-  query?: unknown;
-  headers?: unknown;
-  user?: unknown;
-  /** Where multer leaves the uploaded files. */
-  file?: unknown;
-  files?: unknown;
-};
+type PlatformRequest = Record<string | symbol, unknown> & HttpKeyRequest & { method?: string };
 
 /**
  * One request to a protected HTTP route, in order: validate and transform the body DTO, build
@@ -77,15 +63,7 @@ export class HttpRouteInterception {
     if (request.method === 'OPTIONS') return next.handle();
     let keys: CallKeys;
     try {
-      if (!entry.keyAfterInterceptors) refuseUnparsedMultipart(entry, request);
-      const validation = this.runtime.validation;
-      if (entry.bodyType && validation !== false) {
-        request.body = await validateBody(entry.bodyType, request.body, validation);
-      }
-      keys = resolveCallKeys(
-        entry.route,
-        await this.keyContextOf(context, request, entry.route.name),
-      );
+      keys = await httpCallKeys(entry.route, request, this.keyHooksOf(entry, context));
     } catch (error) {
       throw this.toHttpError(context, error);
     }
@@ -111,18 +89,20 @@ export class HttpRouteInterception {
   }
 
   /**
-   * The request context keys are built from; `body` is the validated DTO at this point, and
-   * `files` the digests of the files multer parsed, if any.
+   * What Nest adds to the keys: the body DTO validated and transformed, the module's
+   * `keyContext` option, and no unparsed-body check where the route's own interceptor parses it.
    */
-  private async keyContextOf(
-    context: ExecutionContext,
-    request: PlatformRequest,
-    route: string,
-  ): Promise<KeyContext> {
-    const { body, params, query, headers, user } = request;
-    const files = uploadedFileDigests(request, route);
-    const base: KeyContext = { body, params, query, headers, user, files: files && (await files) };
-    return this.runtime.keyContext ? this.runtime.keyContext(context, base) : base;
+  private keyHooksOf(entry: HttpRouteEntry, context: ExecutionContext): HttpKeyHooks {
+    const { bodyType, keyAfterInterceptors: bodyParsed } = entry;
+    const { validation, keyContext } = this.runtime;
+    return {
+      bodyParsed,
+      validate:
+        bodyType && validation !== false
+          ? (body) => validateBody(bodyType, body, validation)
+          : undefined,
+      keyContext: keyContext && ((base) => keyContext(context, base)),
+    };
   }
 
   /**
@@ -136,14 +116,15 @@ export class HttpRouteInterception {
     { keys, readOnly }: { keys: CallKeys; readOnly: boolean },
     subscriber: Subscriber<unknown>,
   ): void {
-    // Made when the handler runs here: a replay or a shared result answers at the platform send.
+    // Made when the handler's value goes out here: a replay or a shared result answers at the
+    // platform's next send.
     let capture: ResponseCapture | undefined;
-    const captureOf = () =>
-      (capture ??= new ResponseCapture(nodeResponseOf(context), {
-        route: entry.route.name,
-        maxBytes: maxResponseBytesOf(entry),
-        fresh: this.freshness(),
-      }));
+    const options = () => ({
+      route: entry.route.name,
+      maxBytes: maxResponseBytesOf(entry),
+      fresh: this.freshness(),
+    });
+    const captureOf = () => (capture ??= new ResponseCapture(nodeResponseOf(context), options()));
     const call = new NestCall(subscriber);
     this.runtime.executor
       .execute({
@@ -151,16 +132,25 @@ export class HttpRouteInterception {
         keys,
         readOnly,
         handler: (handlerContext) =>
-          this.runHandler(context, next, entry, handlerContext, call, captureOf()),
+          this.runHandler(
+            context,
+            next,
+            entry,
+            handlerContext,
+            call,
+            (value) =>
+              (capture = ResponseCapture.holdingFor(value, nodeResponseOf(context), options())),
+          ),
       })
       .then(
         (result) => {
           if (!result.replayed && call.emitted) return commitOwn(capture!, result);
           if (call.closed) return;
           // A replay or a shared result is written in place of what the app sends for the value
-          // emitted: by the platform's own send when the handler did not run here, else by the
-          // capture, which holds what the handler's response already wrote.
-          if (capture !== undefined || !answerAtPlatformSend(context, result.response)) {
+          // emitted: by the platform's own send, unless the capture already holds what the
+          // handler's value made of the response.
+          const reply = context.switchToHttp().getResponse<unknown>();
+          if (capture !== undefined || !answerAtNextSend(reply, result.response)) {
             captureOf().replaceWith(result.response);
           }
           call.emit(storedBodyValue(result.response.body));
@@ -183,7 +173,7 @@ export class HttpRouteInterception {
     entry: HttpRouteEntry,
     handlerContext: HandlerContext,
     call: NestCall,
-    capture: ResponseCapture,
+    hold: (value: unknown) => ResponseCapture,
   ): Promise<HttpResponse> {
     const request = context.switchToHttp().getRequest<PlatformRequest>();
     if (handlerContext.transaction !== undefined) {
@@ -199,9 +189,9 @@ export class HttpRouteInterception {
     // Without the handler (an inner interceptor answered alone), what the route made is its own.
     const own = settlement.entered ? await settlement.settled : routed;
     if (own.kind === 'error') throw call.handlerFailed(own.error, routed);
-    refuseUnkeptValue(own.value, entry.route.name);
+    refuseFileResponse(own.value, entry.route.name);
     if (routed.kind === 'error' || call.closed) return detachedResponseOf(own.value, entry);
-    const sent = capture.hold();
+    const sent = hold(own.value).held!;
     call.emit(routed.value);
     return sent;
   }
@@ -219,31 +209,11 @@ export class HttpRouteInterception {
   }
 }
 
-/** Has the platform's next send (Fastify's `reply.send`, Express's `res.json`) answer instead. */
-function answerAtPlatformSend(context: ExecutionContext, response: HttpResponse): boolean {
-  const reply = context.switchToHttp().getResponse<unknown>();
-  return (
-    answerThroughFastifyReply(reply, response) || answerThroughExpressResponse(reply, response)
-  );
-}
-
 /** The handler's own response goes out as the app wrote it. */
 function commitOwn(capture: ResponseCapture, result: ProtectedCallResult): void {
   // What the app wrote for it could not be kept whole: the refusal kept in its place goes out.
   if (capture.refused) capture.replaceWith(result.response);
   else capture.commit();
-}
-
-/**
- * A multipart request whose stream nothing has read yet, on a route whose keys read the body:
- * its fields and files would be missing from the key, so one upload's response would answer
- * another. Refused before any lock (multer's interceptors are recognised at start-up).
- */
-function refuseUnparsedMultipart(entry: HttpRouteEntry, request: PlatformRequest): void {
-  const node = (request.raw ?? request) as IncomingMessage;
-  if (isUnparsedMultipart(node) && routeReadsBody(entry.route)) {
-    throw new BodyNotParsedError(entry.route.name, 'multipart-not-parsed');
-  }
 }
 
 /** The Node response under the platform's: Express's `res` is one, Fastify's reply wraps one. */

@@ -1,5 +1,6 @@
-import { expressFreshness, writeHttpResponse, type HttpResponse } from '@oncely/core/adapter';
 import type { ServerResponse } from 'node:http';
+import type { HttpResponse } from './http-response.js';
+import { expressFreshness, writeHttpResponse } from './response-writer.js';
 
 type ExpressSend = (this: ServerResponse, ...args: unknown[]) => unknown;
 
@@ -16,8 +17,8 @@ const answers = new WeakMap<object, HttpResponse>();
 const answeringPrototypes = new WeakMap<object, object>();
 
 /**
- * Answers a replay or a shared result on Nest's Express platform at the `res.json`/`res.send`
- * Nest makes for the value emitted, instead of holding the response: that call writes the kept
+ * Answers a replay or a shared result on Express at the `res.json`/`res.send` the framework
+ * makes for the value handed on (Nest's Express platform), instead of holding the response: that call writes the kept
  * answer (`writeHttpResponse`, with Express's own 304 check) and nothing of the value, so neither
  * its serialisation nor its ETag is computed. Headers the app's layers set for this request
  * stay, and session middleware still sets its cookie when the headers are written. The response

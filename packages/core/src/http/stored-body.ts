@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { StoredBody } from '../record/stored-response.js';
-import { UnsupportedResponseError } from '../http/unsupported-response.error.js';
+import { UnsupportedResponseError } from './unsupported-response.error.js';
 
 /**
  * A value a handler returned as a record or result cache keeps it: nothing for `undefined` and

@@ -1,10 +1,6 @@
-import {
-  answerPayload,
-  setAnswerHeaders,
-  type AnswerHeaderTarget,
-  type HttpResponse,
-} from '@oncely/core/adapter';
 import type { ServerResponse } from 'node:http';
+import type { HttpResponse } from './http-response.js';
+import { answerPayload, setAnswerHeaders, type AnswerHeaderTarget } from './response-writer.js';
 
 /** What oncely uses of a Fastify reply (Fastify 4 and 5), read without importing Fastify. */
 interface FastifyReplyLike {
@@ -19,9 +15,9 @@ interface FastifyReplyLike {
 }
 
 /**
- * Answers a replay or a shared result on Nest's Fastify platform through the reply Nest is about
- * to send, instead of holding the Node response under it: the next `reply.send` (Nest's, with
- * whatever the app's outer layers made of the value emitted) sends the kept status, headers and
+ * Answers a replay or a shared result on Fastify through the reply the framework is about to
+ * send, instead of holding the Node response under it: the next `reply.send` (with whatever
+ * the app's outer layers made of the value handed on) sends the kept status, headers and
  * bytes in its place. The reply still runs its `onSend` hooks and writes once, with every header
  * its hooks produced for this request (CORS, helmet, session cookies), by the rule of
  * `setAnswerHeaders`. The bytes go as a `Buffer`, which Fastify sends untouched (no serializer,
