@@ -70,7 +70,7 @@ describe.each([
           title: 'Request body not parsed',
           status: 500,
           detail:
-            "POST /orders builds its idempotency key or fingerprint from the request body, but no body parser ran before oncely's middleware. Register express.json() (or another body parser) before oncely's middleware, e.g. app.use(express.json()); a route whose key reads no body sets input: [] and no body.* path.",
+            "POST /orders builds its idempotency key or fingerprint from the request body, but no body parser ran before oncely. In Express, register express.json() (or another body parser) before oncely's middleware, e.g. app.use(express.json()); in Nest, keep the app's bodyParser on or register a parser yourself; a route whose key reads no body sets input: [] and no body.* path.",
         });
       }
       expect(executions.orders).toBe(0);

@@ -2,7 +2,8 @@ import { OncelyError } from '../errors/oncely-error.js';
 
 /**
  * Why a body a route's key reads was not there when the key was built:
- * - `no-body-parser`: nothing set `req.body` (Express without `express.json()`);
+ * - `no-body-parser`: nothing set `req.body` (Express without `express.json()`, a Nest app
+ *   created with `bodyParser: false`);
  * - `multipart-not-parsed`: a `multipart/form-data` request whose stream nothing has read yet
  *   (multer mounted after oncely, or a custom upload interceptor oncely was not told of);
  * - `upload-not-readable`: an uploaded file holds neither its bytes nor a path to them (a custom
@@ -12,7 +13,7 @@ export type BodyNotParsedReason = 'no-body-parser' | 'multipart-not-parsed' | 'u
 
 const FIXES: Readonly<Record<BodyNotParsedReason, string>> = {
   'no-body-parser':
-    "no body parser ran before oncely's middleware. Register express.json() (or another body parser) before oncely's middleware, e.g. app.use(express.json()); a route whose key reads no body sets input: [] and no body.* path.",
+    "no body parser ran before oncely. In Express, register express.json() (or another body parser) before oncely's middleware, e.g. app.use(express.json()); in Nest, keep the app's bodyParser on or register a parser yourself; a route whose key reads no body sets input: [] and no body.* path.",
   'multipart-not-parsed':
     "the multipart body was not parsed yet when oncely built the key. In Express, mount multer (upload.single('file'), …) before oncely's middleware; in Nest, multer's FileInterceptor family is recognised, and a custom upload interceptor is declared with the route option keyAfterInterceptors: true.",
   'upload-not-readable':
