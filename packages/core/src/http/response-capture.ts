@@ -7,6 +7,7 @@ import { HeldBody } from './held-body.js';
 import { hasHeaders, type HeldResponse } from './held-response.js';
 import {
   patchResponseMethods,
+  sealedResponseMethods,
   type MethodRoute,
   type PatchedResponseMethods,
   type ResponseMethod,
@@ -287,29 +288,6 @@ export class ResponseCapture {
     };
   }
 
-  #sealedMethods(): Record<ResponseMethodName, ResponseMethod> {
-    const res = this.#res;
-    const swallowCallback = (...args: unknown[]) => {
-      const done = args.find((arg) => typeof arg === 'function') as ResponseMethod | undefined;
-      if (done) process.nextTick(done);
-    };
-    return {
-      write: (...args) => {
-        swallowCallback(...args);
-        return true;
-      },
-      end: (...args) => {
-        swallowCallback(...args);
-        return res;
-      },
-      writeHead: () => res,
-      flushHeaders: () => undefined,
-      setHeader: () => res,
-      removeHeader: () => undefined,
-      appendHeader: () => res,
-    };
-  }
-
   #take(chunk: unknown, encoding: string | undefined): void {
     if (this.#state !== 'holding' || chunk === undefined || chunk === null) return;
     if (this.#discarding) return;
@@ -398,7 +376,7 @@ export class ResponseCapture {
   }
 
   #seal(): void {
-    this.#sealed ??= this.#sealedMethods();
+    this.#sealed ??= sealedResponseMethods(this.#res);
     this.#enter('seal');
   }
 

@@ -165,3 +165,31 @@ function swappedPrototype(res: ServerResponse): boolean {
 function hasOwnMethod(res: ServerResponse): boolean {
   return RESPONSE_METHODS.some((name) => Object.hasOwn(res, name));
 }
+
+/**
+ * What a response's methods do once oncely has sent it: every write is swallowed (its callback
+ * still runs), so a late write of the app never reaches the socket twice.
+ */
+export function sealedResponseMethods(
+  res: ServerResponse,
+): Record<ResponseMethodName, ResponseMethod> {
+  const swallowCallback = (...args: unknown[]) => {
+    const done = args.find((arg) => typeof arg === 'function') as ResponseMethod | undefined;
+    if (done) process.nextTick(done);
+  };
+  return {
+    write: (...args) => {
+      swallowCallback(...args);
+      return true;
+    },
+    end: (...args) => {
+      swallowCallback(...args);
+      return res;
+    },
+    writeHead: () => res,
+    flushHeaders: () => undefined,
+    setHeader: () => res,
+    removeHeader: () => undefined,
+    appendHeader: () => res,
+  };
+}
