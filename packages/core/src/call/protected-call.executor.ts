@@ -69,7 +69,7 @@ export class ProtectedCallExecutor {
   /** Runs a call whose handler answers with an HTTP response. */
   async execute(call: ProtectedCall): Promise<ProtectedCallResult> {
     const tracer = this.#tracer();
-    if (tracer === undefined) return this.#execute(this.#env, call);
+    if (tracer === undefined || tracer.enabled?.() === false) return this.#execute(this.#env, call);
     return CallTrace.run(tracer, call.route, (trace) => {
       trace.keys(call.keys);
       return this.#execute(this.#traced(trace), call);
@@ -82,7 +82,9 @@ export class ProtectedCallExecutor {
    */
   async executeValue(call: ValueCall): Promise<ValueCallResult> {
     const tracer = this.#tracer();
-    if (tracer === undefined) return this.#executeValue(this.#env, call, undefined);
+    if (tracer === undefined || tracer.enabled?.() === false) {
+      return this.#executeValue(this.#env, call, undefined);
+    }
     return CallTrace.run(tracer, call.route, (trace) =>
       this.#executeValue(this.#traced(trace), call, trace),
     );

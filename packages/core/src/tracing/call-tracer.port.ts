@@ -8,6 +8,12 @@
  */
 export interface CallTracer {
   /**
+   * Whether a span started now could be recorded anywhere. Asked before each call; `false` runs
+   * the call without a span (nothing of tracing runs), so a tracer with nowhere to send spans
+   * costs nothing. Omitted: always.
+   */
+  enabled?(): boolean;
+  /**
    * Runs `call` inside a new span named `name`, a child of the span active when `inSpan` is
    * called and active itself while `call` runs, so that the spans the handler starts are its
    * children. `attributes` are known before the span starts (a sampler may read them); `call`

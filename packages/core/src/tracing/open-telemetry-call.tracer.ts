@@ -49,6 +49,16 @@ export interface OpenTelemetryApi {
 export interface OpenTelemetryTracerProvider {
   /** The tracer of one instrumentation scope: oncely asks for `@oncely/core`'s. */
   getTracer(name: string, version?: string): OpenTelemetryTracer;
+  /** A proxy's (`ProxyTracerProvider`) tracer from the provider behind it, if one is set. */
+  getDelegateTracer?(name: string): unknown;
+  /**
+   * The API's global provider (`trace` only): its proxy, whose `getDelegateTracer` answers
+   * nothing until an SDK registers a provider behind it.
+   */
+  getTracerProvider?(): {
+    getTracer(name: string): unknown;
+    getDelegateTracer?(name: string): unknown;
+  };
 }
 
 /** Options of `createOpenTelemetryTracer`. */
@@ -80,15 +90,38 @@ export function createOpenTelemetryTracer(
     provider.getTracer(ONCELY_TRACER_NAME),
     api.SpanKind.INTERNAL,
     api.SpanStatusCode.ERROR,
+    options.tracerProvider === undefined
+      ? () => api.trace.getTracerProvider?.()
+      : () => options.tracerProvider,
   );
 }
 
 class OpenTelemetryCallTracer implements CallTracer {
+  /** Once an SDK stands behind the provider, it stays: no need to ask again. */
+  #sdkFound = false;
+
   constructor(
     private readonly tracer: OpenTelemetryTracer,
     private readonly internalKind: number,
     private readonly errorCode: number,
+    /** Where spans go, read at each call while it is a proxy with nothing behind it. */
+    private readonly provider: () =>
+      Pick<OpenTelemetryTracerProvider, 'getDelegateTracer'> | undefined,
   ) {}
+
+  /**
+   * Without an SDK the API hands out non-recording spans that nothing reads, and leaves the
+   * active context as it was (a propagated parent stays the handler's): a call gains nothing
+   * from one but its cost, on every request of an app that has the API only as a dependency.
+   */
+  enabled(): boolean {
+    if (this.#sdkFound) return true;
+    const provider = this.provider();
+    this.#sdkFound =
+      provider?.getDelegateTracer === undefined ||
+      provider.getDelegateTracer(ONCELY_TRACER_NAME) !== undefined;
+    return this.#sdkFound;
+  }
 
   inSpan<T>(
     name: string,
