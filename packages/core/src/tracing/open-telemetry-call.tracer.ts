@@ -32,7 +32,13 @@ export interface OpenTelemetryTracer {
  */
 export interface OpenTelemetryApi {
   /** The global tracer provider. */
-  readonly trace: OpenTelemetryTracerProvider;
+  readonly trace: OpenTelemetryTracerProvider & {
+    /**
+     * The provider registered globally: the API's proxy, whose `getDelegateTracer` answers
+     * nothing until an SDK registers a provider behind it.
+     */
+    getTracerProvider(): OpenTelemetryTracerProvider;
+  };
   /** The span kinds; oncely's spans are `INTERNAL`. */
   readonly SpanKind: {
     /** The kind of a span that neither serves nor makes a remote call. */
@@ -51,14 +57,6 @@ export interface OpenTelemetryTracerProvider {
   getTracer(name: string, version?: string): OpenTelemetryTracer;
   /** A proxy's (`ProxyTracerProvider`) tracer from the provider behind it, if one is set. */
   getDelegateTracer?(name: string): unknown;
-  /**
-   * The API's global provider (`trace` only): its proxy, whose `getDelegateTracer` answers
-   * nothing until an SDK registers a provider behind it.
-   */
-  getTracerProvider?(): {
-    getTracer(name: string): unknown;
-    getDelegateTracer?(name: string): unknown;
-  };
 }
 
 /** Options of `createOpenTelemetryTracer`. */
@@ -85,14 +83,12 @@ export function createOpenTelemetryTracer(
   api: OpenTelemetryApi,
   options: OpenTelemetryTracerOptions = {},
 ): CallTracer {
-  const provider = options.tracerProvider ?? api.trace;
+  const given = options.tracerProvider;
   return new OpenTelemetryCallTracer(
-    provider.getTracer(ONCELY_TRACER_NAME),
+    (given ?? api.trace).getTracer(ONCELY_TRACER_NAME),
     api.SpanKind.INTERNAL,
     api.SpanStatusCode.ERROR,
-    options.tracerProvider === undefined
-      ? () => api.trace.getTracerProvider?.()
-      : () => options.tracerProvider,
+    given === undefined ? () => api.trace.getTracerProvider() : () => given,
   );
 }
 
@@ -105,8 +101,7 @@ class OpenTelemetryCallTracer implements CallTracer {
     private readonly internalKind: number,
     private readonly errorCode: number,
     /** Where spans go, read at each call while it is a proxy with nothing behind it. */
-    private readonly provider: () =>
-      Pick<OpenTelemetryTracerProvider, 'getDelegateTracer'> | undefined,
+    private readonly provider: () => OpenTelemetryTracerProvider,
   ) {}
 
   /**
@@ -118,7 +113,7 @@ class OpenTelemetryCallTracer implements CallTracer {
     if (this.#sdkFound) return true;
     const provider = this.provider();
     this.#sdkFound =
-      provider?.getDelegateTracer === undefined ||
+      provider.getDelegateTracer === undefined ||
       provider.getDelegateTracer(ONCELY_TRACER_NAME) !== undefined;
     return this.#sdkFound;
   }

@@ -49,6 +49,7 @@ function isApiNotInstalled(error: unknown): boolean {
 function isOpenTelemetryApi(api: Partial<OpenTelemetryApi> | undefined): api is OpenTelemetryApi {
   return (
     typeof api?.trace?.getTracer === 'function' &&
+    typeof api.trace.getTracerProvider === 'function' &&
     typeof api.SpanKind?.INTERNAL === 'number' &&
     typeof api.SpanStatusCode?.ERROR === 'number'
   );
