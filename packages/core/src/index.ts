@@ -67,6 +67,7 @@ export { InMemoryClaimRegistry } from './registry/in-memory-claim.registry.js';
 
 export type {
   AcquireOutcome,
+  HeldOutcome,
   FlightCoordinator,
   FlightOutcome,
 } from './flight/flight-coordinator.port.js';

@@ -1,6 +1,6 @@
 import type { OncelyOutcome } from '../events/oncely-event.js';
 import { flightErrorOutcome } from '../flight/flight-error.outcome.js';
-import type { FlightContext, FlightRunOptions } from '../flight/flight.types.js';
+import type { FlightContext, FlightResult, FlightRunOptions } from '../flight/flight.types.js';
 import { sharedReply } from './kept-response.js';
 import { refusedOnceExecuting, type LocalCall } from './local-calls.js';
 import { OwnReply } from './own-reply.js';
@@ -58,6 +58,16 @@ export async function runFlightCall<T>(
   let duplicateLeaseMs = env.local.duplicateLeaseMs(key, options);
   if (duplicateLeaseMs instanceof Promise) duplicateLeaseMs = await duplicateLeaseMs;
   if (duplicateLeaseMs !== undefined) throw call.refusal(duplicateLeaseMs);
+  let held: FlightResult<T> | undefined;
+  try {
+    held = call.engine.peek?.<T>(key, options);
+  } catch (error) {
+    throw failureOf(call, error);
+  }
+  if (held !== undefined) {
+    call.decided?.(held.source);
+    return call.shared(held.value);
+  }
   const own = new OwnReply();
   const local = call.apart ? env.local.apart() : env.local.enter(key);
   const refuseJoined = () => {
@@ -85,8 +95,8 @@ export async function runFlightCall<T>(
     if (source === 'joined') refuseJoined();
     return call.shared(value);
   } catch (error) {
+    if (!(error instanceof ResponseSignal)) throw failureOf(call, error);
     call.decided?.(flightErrorOutcome(error));
-    if (!(error instanceof ResponseSignal)) throw call.failure ? call.failure(error) : error;
     // Not kept (5xx, 429, …): the leader answers with it; a local joiner shares it.
     const mine = own.afterSignal(error);
     if (mine !== undefined) return mine;
@@ -95,4 +105,10 @@ export async function runFlightCall<T>(
   } finally {
     local.leave();
   }
+}
+
+/** What `call` throws for an error of its flight, reported as the flight's outcome. */
+function failureOf<T>(call: FlightCall<T>, error: unknown): unknown {
+  call.decided?.(flightErrorOutcome(error));
+  return call.failure ? call.failure(error) : error;
 }

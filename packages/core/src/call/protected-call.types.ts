@@ -13,6 +13,11 @@ import type { CallTracer } from '../tracing/call-tracer.port.js';
 export interface FlightRunner {
   /** Runs `work` once for every concurrent caller of `key`, as `SingleFlight.run` does. */
   run<T>(key: string, work: FlightWork<T>, options?: FlightRunOptions): Promise<FlightResult<T>>;
+  /**
+   * Optional: the result held for `key` in this process, answered at once, as
+   * `SingleFlight.peek` does; the executor asks it before it joins a call of this process.
+   */
+  peek?<T>(key: string, options?: FlightRunOptions): FlightResult<T> | undefined;
   /** Whether this process's flight on `key` still holds its lease (an operator may free it). */
   holdsLease(key: string): Promise<boolean>;
 }

@@ -1,7 +1,11 @@
 import type { OncelyEventListener } from '../events/oncely-event.js';
 import type { Clock } from '../time/clock.js';
 import type { FlightCoordinator } from '../flight/flight-coordinator.port.js';
-import { letRejectingCallersJoin, SingleFlight } from '../flight/single-flight.js';
+import {
+  callerPeeksFirst,
+  letRejectingCallersJoin,
+  SingleFlight,
+} from '../flight/single-flight.js';
 import type { IdempotencyRecordStore } from '../record/idempotency-record-store.port.js';
 import type { ProtectedCallEngines } from '../call/protected-call.types.js';
 
@@ -45,9 +49,8 @@ export function createProtectionEngines(options: ProtectionEnginesOptions): Prot
     }),
   };
   return {
-    // The executor refuses a duplicate of a running handler itself (`refuseRunningDuplicate`).
-    flight: letRejectingCallersJoin(new SingleFlight(options.coordinator, { ...shared, events })),
-    guard: letRejectingCallersJoin(
+    flight: forExecutor(new SingleFlight(options.coordinator, { ...shared, events })),
+    guard: forExecutor(
       new SingleFlight(options.coordinator, {
         ...shared,
         events: (event) => {
@@ -63,4 +66,12 @@ export function createProtectionEngines(options: ProtectionEnginesOptions): Prot
     ...(options.service !== undefined && { service: options.service }),
     ...(options.serviceAliases !== undefined && { serviceAliases: options.serviceAliases }),
   };
+}
+
+/**
+ * The executor refuses a duplicate of a running handler itself (`refuseRunningDuplicate`), and
+ * peeks at the flight's held result before it joins a call of this process.
+ */
+function forExecutor(flight: SingleFlight): SingleFlight {
+  return callerPeeksFirst(letRejectingCallersJoin(flight));
 }

@@ -19,6 +19,15 @@ export interface FlightCoordinator {
    */
   acquire(key: string, owner: string, leaseTtlMs: number): Promise<AcquireOutcome>;
 
+  /**
+   * Optional: the cached result or error of `key` that this process already holds, as `acquire`
+   * would return it, answered at once without a round trip; `undefined` when it holds none (a
+   * lease, nothing, or an outcome it would have to ask the backend for). The engine asks it
+   * before anything else on every call, so it must be cheap and must never answer what
+   * `acquire` would no longer return (an expired or evicted outcome).
+   */
+  peek?(key: string): HeldOutcome | undefined;
+
   /** Extends the lease if `owner` still holds it. `false` means the lease is lost. */
   renew(key: string, owner: string, leaseTtlMs: number): Promise<boolean>;
 
@@ -97,6 +106,9 @@ export type AcquireOutcome =
        */
       readonly holder?: string;
     };
+
+/** A cached result or error, as `FlightCoordinator.peek` returns it. */
+export type HeldOutcome = Extract<AcquireOutcome, { readonly kind: 'cached' | 'failed' }>;
 
 /** What a leader leaves behind: a result or a deterministic error, each with its own TTL. */
 export type FlightOutcome =

@@ -3,6 +3,7 @@ import type {
   AcquireOutcome,
   FlightCoordinator,
   FlightOutcome,
+  HeldOutcome,
 } from './flight-coordinator.port.js';
 import type { FlightLeaseAdmin } from './flight-lease-admin.port.js';
 import type {
@@ -53,7 +54,12 @@ export const DEFAULT_MAX_FLIGHT_BYTES = 256 * 1024 * 1024;
 
 interface KeyState {
   lease?: { readonly owner: string; readonly fence: number; expiresAt: number };
-  stored?: { readonly outcome: FlightOutcome; readonly expiresAt: number };
+  stored?: {
+    readonly outcome: FlightOutcome;
+    readonly expiresAt: number;
+    /** `outcome` as `acquire` and `peek` return it, made once. */
+    readonly held: HeldOutcome;
+  };
 }
 
 type NoticeListener = () => void;
@@ -123,13 +129,7 @@ export class InMemoryFlightCoordinator
     assertMilliseconds('leaseTtlMs', leaseTtlMs, 1);
     const now = this.#clock.now();
     const state = this.#live(key, now);
-    if (state?.stored) {
-      this.#use(key, state);
-      const { outcome } = state.stored;
-      return outcome.kind === 'result'
-        ? { kind: 'cached', payload: outcome.payload }
-        : { kind: 'failed', payload: outcome.payload };
-    }
+    if (state?.stored) return this.#held(key, state, state.stored.held);
     if (state?.lease) {
       return {
         kind: 'busy',
@@ -143,6 +143,11 @@ export class InMemoryFlightCoordinator
     this.#fence = lease.fence;
     this.#set(key, { lease });
     return { kind: 'leader', fence: this.#fence };
+  }
+
+  peek(key: string): HeldOutcome | undefined {
+    const state = this.#live(key, this.#clock.now());
+    return state?.stored ? this.#held(key, state, state.stored.held) : undefined;
   }
 
   async renew(key: string, owner: string, leaseTtlMs: number): Promise<boolean> {
@@ -159,7 +164,11 @@ export class InMemoryFlightCoordinator
     const now = this.#clock.now();
     if (this.#live(key, now)?.lease?.owner !== owner) return false;
     this.#delete(key);
-    const state = { stored: { outcome, expiresAt: now + outcome.ttlMs } };
+    const held: HeldOutcome = {
+      kind: outcome.kind === 'result' ? 'cached' : 'failed',
+      payload: outcome.payload,
+    };
+    const state = { stored: { outcome, expiresAt: now + outcome.ttlMs, held } };
     // An outcome with no room left even after making some is not cached, as with a TTL of 0.
     if (outcome.ttlMs > 0 && !this.#makeRoom(now, bytesOf(key, state), false)) {
       this.#set(key, state);
@@ -274,6 +283,12 @@ export class InMemoryFlightCoordinator
     delete state[part];
     if (state.lease || state.stored) this.#heldBytes += bytesOf(key, state);
     else this.#states.delete(key);
+  }
+
+  /** A stored outcome read: it becomes the most recently used. */
+  #held(key: string, state: KeyState, held: HeldOutcome): HeldOutcome {
+    this.#use(key, state);
+    return held;
   }
 
   /** Marks `key` most recently used. */

@@ -39,6 +39,19 @@ export function letRejectingCallersJoin(flight: SingleFlight): SingleFlight {
   return flight;
 }
 
+/** The flights made by `callerPeeksFirst`. */
+const peekedByCaller = new WeakSet<SingleFlight>();
+
+/**
+ * For the engines of the HTTP executor, which `peek` before they join a call of this process:
+ * `run` of `flight` does not peek again, so that a miss asks the coordinator's held outcomes
+ * once.
+ */
+export function callerPeeksFirst(flight: SingleFlight): SingleFlight {
+  peekedByCaller.add(flight);
+  return flight;
+}
+
 /**
  * Runs a piece of work once per key across every process sharing the coordinator, and hands its
  * result to every concurrent caller.
@@ -78,7 +91,8 @@ export function letRejectingCallersJoin(flight: SingleFlight): SingleFlight {
  * `errorTtl` 0: that is how the followers waiting when the leader completes get its result
  * rather than running the work again. A caller arriving within that window gets it as `cached`.
  *
- * Coordinator calls: a cache hit costs one (`acquire`); a leader two (`acquire`, `complete`)
+ * Coordinator calls: a cache hit costs one (`acquire`), or none when the coordinator holds the
+ * result in this process (`peek`, e.g. Redis' near cache); a leader two (`acquire`, `complete`)
  * plus one `renew` per third of the lease TTL the work outlasts; a follower woken by the
  * notice one more `acquire`.
  *
@@ -144,6 +158,10 @@ export class SingleFlight {
     work: FlightWork<T>,
     options?: FlightRunOptions,
   ): Promise<FlightResult<T>> {
+    if (!peekedByCaller.has(this)) {
+      const held = this.peek<T>(key, options);
+      if (held !== undefined) return held;
+    }
     const startedAt = performance.now();
     const operation = options?.operation;
     const settings = options
@@ -194,6 +212,34 @@ export class SingleFlight {
       this.#emit(key, operation, flightErrorOutcome(error), startedAt, error);
       throw error;
     }
+  }
+
+  /**
+   * The result the coordinator already holds for `key` in this process (`FlightCoordinator.peek`),
+   * as `run` would return it (`cached`), answered at once with no owner token, lease or round
+   * trip; `undefined` when `run` must decide: nothing held, a held error, a flight of this
+   * process on the key (to be joined), or a result of another service (to be refused). `run`
+   * asks it first. Emits the `cached` event as `run` does; throws, and reports, what `run` would
+   * for a result that does not decode.
+   */
+  peek<T>(
+    key: string,
+    options?: Pick<FlightRunOptions, 'operation' | 'shared'>,
+  ): FlightResult<T> | undefined {
+    const held = this.coordinator.peek?.(key);
+    if (held?.kind !== 'cached' || this.#flights.get(key) !== undefined) return undefined;
+    const shared = options?.shared === true;
+    if (this.#isForeign(this.#outcomes.ownerOf(held.payload), shared)) return undefined;
+    const startedAt = performance.now();
+    let value: T;
+    try {
+      value = this.#outcomes.readResult(held.payload) as T;
+    } catch (error) {
+      this.#emit(key, options?.operation, flightErrorOutcome(error), startedAt, error);
+      throw error;
+    }
+    this.#emit(key, options?.operation, 'cached', startedAt, undefined);
+    return { value, source: 'cached' };
   }
 
   async #fly<T>(
@@ -353,11 +399,15 @@ export class SingleFlight {
    * answer to give: neither is this service's. `owner` is that service, when it is named.
    */
   #refuseForeign(key: string, owner: string | undefined, shared: boolean): void {
-    const { service, serviceAliases } = this.#options;
-    if (service === undefined || shared || owner === undefined) return;
-    if (!isOwnService(owner, service, serviceAliases)) {
-      throw new ForeignOwnerError(key, service, owner);
+    if (this.#isForeign(owner, shared)) {
+      throw new ForeignOwnerError(key, this.#options.service!, owner!);
     }
+  }
+
+  #isForeign(owner: string | undefined, shared: boolean): boolean {
+    const { service, serviceAliases } = this.#options;
+    if (service === undefined || shared || owner === undefined) return false;
+    return !isOwnService(owner, service, serviceAliases);
   }
 }
 

@@ -2,7 +2,9 @@ import type {
   AcquireOutcome,
   FlightCoordinator,
   FlightOutcome,
+  HeldOutcome,
 } from '../flight/flight-coordinator.port.js';
+import { SealedDataError } from './sealed-data.error.js';
 import { EncryptionKeyring, type EncryptionOptions } from './encryption-keyring.js';
 
 const PREFIX = 'oe1:';
@@ -30,6 +32,24 @@ export class EncryptedFlightCoordinator implements FlightCoordinator {
     if (outcome.kind === 'failed')
       return { kind: 'failed', payload: this.#open(key, 'error', outcome.payload) };
     return outcome;
+  }
+
+  /**
+   * Opens what the inner coordinator holds; one that does not open is left to `acquire`, which
+   * reports it (`SealedDataError`).
+   */
+  peek(key: string): HeldOutcome | undefined {
+    const held = this.coordinator.peek?.(key);
+    if (held === undefined) return undefined;
+    try {
+      return {
+        kind: held.kind,
+        payload: this.#open(key, held.kind === 'cached' ? 'result' : 'error', held.payload),
+      };
+    } catch (error) {
+      if (error instanceof SealedDataError) return undefined;
+      throw error;
+    }
   }
 
   renew(key: string, owner: string, leaseTtlMs: number): Promise<boolean> {

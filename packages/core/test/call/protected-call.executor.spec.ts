@@ -456,6 +456,7 @@ describe.each([
     for (const onBusy of ['reject', 'wait'] as const) {
       const { executor, coordinator } = node();
       const acquire = jest.spyOn(coordinator, 'acquire');
+      const peek = jest.spyOn(coordinator, 'peek');
       const route = idempotentRoute({ onBusy });
       const call = () =>
         executor.execute({
@@ -466,7 +467,11 @@ describe.each([
       await call();
       await call();
       const guarded = Store === GuardedRecordStore || onBusy === 'wait';
-      expect(acquire).toHaveBeenCalledTimes(guarded ? 2 : 0);
+      // The retry is answered by the guard's held replay, asked once per call: no acquire.
+      expect(acquire).toHaveBeenCalledTimes(guarded ? 1 : 0);
+      expect(peek.mock.results.map((result) => result.value !== undefined)).toEqual(
+        guarded ? [false, true] : [],
+      );
     }
   });
 });

@@ -190,4 +190,34 @@ describe('EncryptedFlightCoordinator', () => {
       await coordinator.close();
     }
   });
+
+  it('peeks opened payloads, and holds none that does not open, leaving it to acquire', async () => {
+    const inner = new InMemoryFlightCoordinator();
+    const coordinator = new EncryptedFlightCoordinator(inner, { keys: [key('k1')] });
+    try {
+      expect(coordinator.peek('k:a')).toBeUndefined();
+      for (const [key, kind] of [
+        ['k:a', 'result'],
+        ['k:e', 'error'],
+      ] as const) {
+        expect((await coordinator.acquire(key, 'o1', 5_000)).kind).toBe('leader');
+        await coordinator.complete(key, 'o1', { kind, payload: '{"secret":42}', ttlMs: 60_000 });
+        expect(inner.peek(key)?.payload.includes('secret')).toBe(false);
+        expect(coordinator.peek(key)).toEqual({
+          kind: kind === 'result' ? 'cached' : 'failed',
+          payload: '{"secret":42}',
+        });
+      }
+      expect((await inner.acquire('k:b', 'o2', 5_000)).kind).toBe('leader');
+      await inner.complete('k:b', 'o2', {
+        kind: 'result',
+        payload: inner.peek('k:a')!.payload,
+        ttlMs: 60_000,
+      });
+      expect(coordinator.peek('k:b')).toBeUndefined();
+      await expect(coordinator.acquire('k:b', 'o3', 5_000)).rejects.toThrow(SealedDataError);
+    } finally {
+      await coordinator.close();
+    }
+  });
 });

@@ -18,18 +18,14 @@
  *   first out; each counts two bytes per payload character (its length, known without a scan).
  */
 import { LRUCache } from 'lru-cache';
+import type { HeldOutcome } from '@oncely/core';
 import { ENTRY_OVERHEAD_BYTES, textBytes } from '@oncely/core/adapter';
 import type { RedisNearCacheOptions } from '../connection/near-cache-bounds.js';
 import type { NoticeKind } from './flight-notices.js';
 import type { NoticeObserver } from './notice-hub.js';
 
-/** A near-cached outcome, as `acquire` returns it. */
-export interface NearCachedOutcome {
-  readonly kind: 'cached' | 'failed';
-  readonly payload: string;
-}
-
-interface Entry extends NearCachedOutcome {
+interface Entry {
+  readonly outcome: HeldOutcome;
   /** `performance.now()` at which the Redis key may be gone. */
   readonly expiresAt: number;
 }
@@ -64,7 +60,7 @@ export class FlightNearCache implements NoticeObserver {
       max: bounds.maxEntries,
       maxSize: bounds.maxBytes,
       sizeCalculation: (entry, key) =>
-        ENTRY_OVERHEAD_BYTES + textBytes(key) + textBytes(entry.payload),
+        ENTRY_OVERHEAD_BYTES + textBytes(key) + textBytes(entry.outcome.payload),
     });
   }
 
@@ -79,11 +75,11 @@ export class FlightNearCache implements NoticeObserver {
   }
 
   /** The outcome of `key`, if near-cached and alive. */
-  get(key: string): NearCachedOutcome | undefined {
+  get(key: string): HeldOutcome | undefined {
     if (!this.live) return undefined;
     const entry = this.entries.get(key);
     if (!entry) return undefined;
-    if (performance.now() < entry.expiresAt) return entry;
+    if (performance.now() < entry.expiresAt) return entry.outcome;
     this.entries.delete(key);
     return undefined;
   }
@@ -100,18 +96,14 @@ export class FlightNearCache implements NoticeObserver {
    * Ends `ticket`; with an outcome Redis holds for `ttlMs` more (counted from the ticket's
    * `sentAt`), stores it unless a reset or a notice for its key came in between.
    */
-  settle(ticket: NearCacheTicket, outcome?: NearCachedOutcome, ttlMs?: number): void {
+  settle(ticket: NearCacheTicket, outcome?: HeldOutcome, ttlMs?: number): void {
     const watch = this.watched.get(ticket.key);
     if (!watch) return;
     watch.tickets -= 1;
     if (watch.tickets === 0) this.watched.delete(ticket.key);
     if (!outcome || ttlMs === undefined || ttlMs <= 0) return;
     if (!this.live || ticket.epoch !== this.epoch || watch.noticed > ticket.seq) return;
-    this.entries.set(ticket.key, {
-      kind: outcome.kind,
-      payload: outcome.payload,
-      expiresAt: ticket.sentAt + ttlMs,
-    });
+    this.entries.set(ticket.key, { outcome, expiresAt: ticket.sentAt + ttlMs });
   }
 
   /** Drops `key` (this process evicted it; its notice does the same everywhere else). */

@@ -7,6 +7,7 @@ import type {
   FlightInspectionAdmin,
   FlightLeaseAdmin,
   FlightOutcome,
+  HeldOutcome,
 } from '@oncely/core';
 import type { Cluster, Redis } from 'ioredis';
 import { RedisClaimRegistry } from '../claims/redis-claim.registry.js';
@@ -20,7 +21,7 @@ import { probeRedis } from '../connection/redis-probe.js';
 import type { RedisConnection } from '../connection/redis-connection.js';
 import { toFlightInspection } from './flight-inspection.js';
 import { businessKeyOf, flightKey, flightKeyPattern } from './flight-keys.js';
-import { FlightNearCache, type NearCachedOutcome } from './flight-near-cache.js';
+import { FlightNearCache } from './flight-near-cache.js';
 import { noticeMessage } from './flight-notices.js';
 import { defineFlightScripts, type FlightScripts } from './flight-scripts.js';
 import { retainNoticeHub, type LeaseCheck, type NoticeHub } from './notice-hub.js';
@@ -102,7 +103,7 @@ export class RedisFlightCoordinator
     // the first follower.
     if (!this.closed) void this.listen();
     const near = this.nearCache?.get(key);
-    if (near) return { kind: near.kind, payload: near.payload };
+    if (near) return near;
     const ticket = this.nearCache?.ticket(key);
     let reply: unknown;
     try {
@@ -119,6 +120,11 @@ export class RedisFlightCoordinator
       this.nearCache!.settle(ticket, stored ? outcome : undefined, remainingMs(reply));
     }
     return outcome;
+  }
+
+  /** Answers from the near cache only: without it (`nearCache: false`, Cluster) never. */
+  peek(key: string): HeldOutcome | undefined {
+    return this.nearCache?.get(key);
   }
 
   async renew(key: string, owner: string, leaseTtlMs: number): Promise<boolean> {
@@ -147,7 +153,7 @@ export class RedisFlightCoordinator
       throw error;
     }
     if (ticket) {
-      const stored: NearCachedOutcome = {
+      const stored: HeldOutcome = {
         kind: outcome.kind === 'result' ? 'cached' : 'failed',
         payload: outcome.payload,
       };

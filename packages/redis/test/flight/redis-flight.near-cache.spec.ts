@@ -85,6 +85,45 @@ describe('RedisFlightCoordinator near cache', () => {
     expect(off.nearCacheSize).toBe(0);
   });
 
+  it('peeks from memory alone, sending no command, and holds nothing under a lease, after an eviction or expiry, or with nearCache: false', async () => {
+    const { coordinator: a, client } = await process();
+    const { coordinator: b } = await process();
+    const { coordinator: off } = await process({ nearCache: false });
+    const { coordinator: operator } = await process({ nearCache: false });
+    const key = randomUUID();
+    const owner = `owner-${randomUUID()}`;
+    expect((await a.acquire(key, owner, 10_000)).kind).toBe('leader');
+    expect(a.peek(key)).toBeUndefined();
+    expect(await a.complete(key, owner, { kind: 'result', payload: 'kept', ttlMs: 60_000 })).toBe(
+      true,
+    );
+    expect(b.peek(key)).toBeUndefined();
+    expect(await b.acquire(key, 'o', 1000)).toEqual({ kind: 'cached', payload: 'kept' });
+    expect(await off.acquire(key, 'o', 1000)).toEqual({ kind: 'cached', payload: 'kept' });
+
+    const sent = jest.spyOn(client, 'sendCommand');
+    expect(a.peek(key)).toEqual({ kind: 'cached', payload: 'kept' });
+    expect(sent).not.toHaveBeenCalled();
+    // The spy sees what a round trip sends.
+    await a.acquire(randomUUID(), 'o', 1000);
+    expect(sent).toHaveBeenCalled();
+    sent.mockRestore();
+    expect(b.peek(key)).toEqual({ kind: 'cached', payload: 'kept' });
+    expect(off.peek(key)).toBeUndefined();
+
+    expect(await operator.evictResult(key)).toBe(true);
+    await eventually(
+      async () => a.peek(key) === undefined && b.peek(key) === undefined,
+      'the eviction notice to drop both copies',
+    );
+
+    const short = randomUUID();
+    await lead(a, short, 'short', 300);
+    expect(a.peek(short)).toEqual({ kind: 'cached', payload: 'short' });
+    await eventually(async () => (await redis.exists(flightKey(prefix, short))) === 0, 'expiry');
+    expect(a.peek(short)).toBeUndefined();
+  });
+
   it('never serves an outcome past its Redis TTL: after it, the next call leads', async () => {
     const { coordinator } = await process();
     const flight = new SingleFlight(coordinator, { resultTtl: 300 });

@@ -61,6 +61,26 @@ export const outcomeCases: FlightCases = {
 
   'a stored result expires after its TTL': expiresAfterTtl(result('"r"', SHORT_TTL), 'cached'),
 
+  'peek, where implemented, answers no outcome acquire would not return: none before, under a lease, with ttl 0 or after expiry':
+    async (f) => {
+      const { coordinator } = f;
+      if (coordinator.peek === undefined) return;
+      for (const outcome of [result('"r"', SHORT_TTL), error('"e"', SHORT_TTL), result('"z"', 0)]) {
+        const key = newKey();
+        assert.equal(coordinator.peek(key), undefined, 'an unknown key is held');
+        fenceOf(await coordinator.acquire(key, 'owner-a', LONG_LEASE));
+        assert.equal(coordinator.peek(key), undefined, 'a lease is held as an outcome');
+        assert.equal(await coordinator.complete(key, 'owner-a', outcome), true);
+        const held = coordinator.peek(key);
+        if (held !== undefined) {
+          assert.deepEqual(held, await coordinator.acquire(key, 'owner-b', LONG_LEASE));
+        }
+        if (outcome.ttlMs === 0) assert.equal(held, undefined, 'an outcome kept for 0 ms is held');
+        await f.advance(EXPIRED);
+        assert.equal(coordinator.peek(key), undefined, 'an expired outcome is held');
+      }
+    },
+
   'a stored error expires after its TTL': expiresAfterTtl(error('"e"', SHORT_TTL), 'failed'),
 };
 
