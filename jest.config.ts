@@ -56,6 +56,10 @@ function project(displayName: string, root: string, extra: Config = {}): Config 
 const config: Config = {
   // Suites talk to real Redis and databases and start child processes and servers.
   testTimeout: 60_000,
+  // Native ESM keeps every suite's module graph alive in the process that ran it: on two cores
+  // Jest would run all suites in its own process (one worker) until the heap runs out. A limit
+  // makes it use a worker, replaced whenever a suite leaves it above the limit.
+  workerIdleMemoryLimit: '1GB',
   projects: [
     project('core', 'packages/core'),
     project('redis', 'packages/redis'),
