@@ -40,13 +40,13 @@ export interface RecordedCall {
 export async function runUnderRecord(
   env: CallEnvironment,
   recorded: RecordedCall,
+  options = beginOptionsOf(env, recorded.route, recorded.call.keys.previousIdentities),
 ): Promise<GuardedOutcome> {
   const { call, route, key } = recorded;
   const { store } = env.engines;
   const startedAt = env.clock.now();
   const deadline = startedAt + (route.onBusy === 'wait' ? route.wait : 0);
   const { events } = env;
-  const options = beginOptionsOf(env, route, call.keys.previousIdentities);
   for (let attempt = 0; ; attempt++) {
     const askedAt = performance.now();
     const begun = await beginRecord(env, route, key, options, startedAt);

@@ -16,11 +16,11 @@ import type {
   ProtectedCallResult,
 } from './protected-call.types.js';
 import type { ResolvedIdempotentRoute } from './protected-route.js';
-import { runUnderRecord } from './record-protocol.js';
+import { beginOptionsOf, runUnderRecord } from './record-protocol.js';
 
 /**
  * An idempotent call on the record store alone: its `begin` is the lock, the replay and the
- * mismatch check. Calls of this process with the same identity and payload that arrive while the
+ * mismatch check; a replay the store holds in this process (`peekReplay`) answers before it. Calls of this process with the same identity and payload that arrive while the
  * first is still claiming the record share what it finds instead of asking the store again.
  */
 export async function runRecorded(
@@ -33,20 +33,30 @@ export async function runRecorded(
   const startedAt = env.clock.now();
   const refusing = refuseRunningDuplicate(env.local, env.events, localKey, route, key.identity);
   if (refusing) await refusing;
+  const options = beginOptionsOf(env, route, call.keys.previousIdentities);
+  const held = env.engines.store.peekReplay?.(key.identity, key.digest, options);
+  if (held !== undefined) {
+    env.events.emit('idempotency', 'replayed', route.operation, key.identity, startedAt);
+    return sharedReply(held);
+  }
   const local = env.local.enter(localKey);
   const first = local.call.recorded;
   if (first !== undefined && first.digest === key.digest) {
     return shareRecorded(env, first.outcome, local.call, route, key, startedAt);
   }
   const own = new OwnReply();
-  const outcome = runUnderRecord(env, {
-    call,
-    route,
-    key,
-    outerSignal: noOuterSignal,
-    local: local.call,
-    reply: own,
-  });
+  const outcome = runUnderRecord(
+    env,
+    {
+      call,
+      route,
+      key,
+      outerSignal: noOuterSignal,
+      local: local.call,
+      reply: own,
+    },
+    options,
+  );
   local.call.recorded ??= { digest: key.digest, outcome };
   try {
     const { replayed, response } = await outcome;

@@ -30,6 +30,16 @@ export interface IdempotencyRecordStore {
   begin(identity: string, digest: string, options: BeginOptions): Promise<BeginOutcome>;
 
   /**
+   * Optional: the response `begin` would replay now from `identity`'s own record (completed, the
+   * same digest, an owner `options` accept), answered at once from what this process holds,
+   * with nothing claimed and no round trip; `undefined` for anything else (no such record known
+   * here, another digest or owner, a record in flight), which `begin` then decides. The executor
+   * asks it before `begin` on every call, so it must be cheap and must never answer a record
+   * `begin` would no longer replay (expired, purged, released by an operator).
+   */
+  peekReplay?(identity: string, digest: string, options: BeginOptions): StoredResponse | undefined;
+
+  /**
    * Stores the response and marks the record completed, if `lease` still holds it (same owner
    * token and fence). Throws `LeaseLostError` otherwise, and stores nothing.
    */

@@ -181,6 +181,12 @@ export class InMemoryIdempotencyRecordStore
     return { kind: 'acquired', lease };
   }
 
+  peekReplay(identity: string, digest: string, options: BeginOptions): StoredResponse | undefined {
+    const record = this.records.get(recordKeyHash(identity));
+    const answer = record && answerOf(record, digest, this.clock.now(), options);
+    return answer?.kind === 'replay' ? answer.response : undefined;
+  }
+
   async complete(lease: RecordLease, response: StoredResponse): Promise<void> {
     const encoded = encodeStoredResponse(response);
     const record = this.heldRecord(lease);

@@ -15,6 +15,7 @@ import type {
   IdempotencyRecordAdmin,
   RecordInspection,
 } from '../record/idempotency-record-admin.port.js';
+import { SealedDataError } from './sealed-data.error.js';
 import { openResponse, sealResponse } from './sealed-response.js';
 
 /** Options of `EncryptedIdempotencyRecordStore`: the keys, and how to treat older records. */
@@ -54,6 +55,19 @@ export class EncryptedIdempotencyRecordStore extends ForwardingIdempotencyRecord
     // Sealed under the identity it was stored for: a previous version's record under its own.
     const sealedFor = outcome.previousIdentity ?? identity;
     return { ...outcome, response: this.#open(sealedFor, outcome.response) };
+  }
+
+  /** Opens a peeked replay; one that does not open is left to `begin`, which reports it. */
+  protected override peekedReplay(
+    identity: string,
+    response: StoredResponse,
+  ): StoredResponse | undefined {
+    try {
+      return this.#open(identity, response);
+    } catch (error) {
+      if (error instanceof SealedDataError) return undefined;
+      throw error;
+    }
   }
 
   /** Seals the response, bound to the lease's identity, and completes with it. */

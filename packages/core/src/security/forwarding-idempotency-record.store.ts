@@ -33,6 +33,12 @@ export abstract class ForwardingIdempotencyRecordStore implements IdempotencyRec
   readonly inspect?: (identity: string) => Promise<RecordInspection>;
   /** Present when the wrapped store has admin methods. */
   readonly forceRelease?: (identity: string) => Promise<ForceReleaseOutcome>;
+  /** Present when the wrapped store has it; what it peeks passes `peekedReplay`. */
+  readonly peekReplay?: (
+    identity: string,
+    digest: string,
+    options: BeginOptions,
+  ) => StoredResponse | undefined;
   readonly answersAtCacheSpeed?: boolean;
   /** Present when the wrapped store has them: a wrapped store still checks and closes itself. */
   readonly start?: () => Promise<void>;
@@ -40,6 +46,13 @@ export abstract class ForwardingIdempotencyRecordStore implements IdempotencyRec
 
   protected constructor(protected readonly store: IdempotencyRecordStore) {
     if (store.answersAtCacheSpeed === true) this.answersAtCacheSpeed = true;
+    if (store.peekReplay) {
+      const peekReplay = store.peekReplay.bind(store);
+      this.peekReplay = (identity, digest, options) => {
+        const response = peekReplay(identity, digest, options);
+        return response && this.peekedReplay(identity, response);
+      };
+    }
     if (store.start) this.start = async () => await store.start?.();
     if (store.close) this.close = async () => await store.close?.();
     if (isTransactionalRecordStore(store)) {
@@ -69,6 +82,11 @@ export abstract class ForwardingIdempotencyRecordStore implements IdempotencyRec
 
   purgeExpired(batchSize: number): Promise<number> {
     return this.store.purgeExpired(batchSize);
+  }
+
+  /** What a replay the wrapped store peeked answers with; `undefined` leaves it to `begin`. */
+  protected peekedReplay(_identity: string, response: StoredResponse): StoredResponse | undefined {
+    return response;
   }
 
   protected runInStoreTransaction<T>(

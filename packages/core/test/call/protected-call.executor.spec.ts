@@ -234,29 +234,34 @@ describe.each([
   });
 
   it('asks the store once for concurrent duplicates of one process, but never shares across payloads', async () => {
-    const { executor, store } = node();
-    const route = idempotentRoute({ onBusy: 'reject' });
-    const call = (body: object) =>
-      executor.execute({
-        route,
-        keys: resolveCallKeys(route, request('k-shared', body)),
-        handler: async () => json(body),
+    for (const holdsReplays of [true, false]) {
+      const { executor, store } = node();
+      // A store that holds no replay in this process (Redis with nearCache: false) is asked.
+      if (!holdsReplays) Object.defineProperty(store, 'peekReplay', { value: undefined });
+      const route = idempotentRoute({ onBusy: 'reject' });
+      const call = (body: object) =>
+        executor.execute({
+          route,
+          keys: resolveCallKeys(route, request('k-shared', body)),
+          handler: async () => json(body),
+        });
+      await call({ sku: 'a' });
+      const begin = jest.spyOn(store, 'begin');
+      const settled = await Promise.allSettled([
+        ...Array.from({ length: 30 }, () => call({ sku: 'a' })),
+        call({ sku: 'b' }),
+      ]);
+      expect(settled.slice(0, 30).every((r) => r.status === 'fulfilled' && r.value.replayed)).toBe(
+        true,
+      );
+      expect(settled[30]).toMatchObject({
+        status: 'rejected',
+        reason: expect.any(IdempotencyMismatchError),
       });
-    await call({ sku: 'a' });
-    const begin = jest.spyOn(store, 'begin');
-    const settled = await Promise.allSettled([
-      ...Array.from({ length: 30 }, () => call({ sku: 'a' })),
-      call({ sku: 'b' }),
-    ]);
-    expect(settled.slice(0, 30).every((r) => r.status === 'fulfilled' && r.value.replayed)).toBe(
-      true,
-    );
-    expect(settled[30]).toMatchObject({
-      status: 'rejected',
-      reason: expect.any(IdempotencyMismatchError),
-    });
-    // Behind the guard its result cache answers all; alone, one begin answers the 30, one the other.
-    expect(begin).toHaveBeenCalledTimes(Store === GuardedRecordStore ? 0 : 2);
+      // Behind the guard its result cache answers all; alone, the store's held replay answers
+      // the 30 (or else one begin does), and one begin the other payload.
+      expect(begin).toHaveBeenCalledTimes(Store === GuardedRecordStore ? 0 : holdsReplays ? 1 : 2);
+    }
   });
 
   it("refuses, under onBusy: 'reject', duplicates that joined before the handler started, as it starts", async () => {

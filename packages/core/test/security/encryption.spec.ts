@@ -94,6 +94,24 @@ describe('EncryptedIdempotencyRecordStore', () => {
     expect(inspected.kind === 'completed' && inspected.response).toEqual(response);
   });
 
+  it('peeks opened replays, and none that does not open, leaving it to begin to refuse', async () => {
+    const inner = new InMemoryIdempotencyRecordStore();
+    const store = new EncryptedIdempotencyRecordStore(inner, { keys: [key('k1')] });
+    expect(store.peekReplay!('ns:op:v1:t-1:a', 'd'.repeat(64), options)).toBeUndefined();
+    await completeOne(store, 'ns:op:v1:t-1:a');
+    expect(store.peekReplay!('ns:op:v1:t-1:a', 'd'.repeat(64), options)).toEqual(response);
+
+    const raw = inner.peekReplay('ns:op:v1:t-1:a', 'd'.repeat(64), options)!;
+    expect(raw.body.kind).toBe('bytes');
+    const begun = await inner.begin('ns:op:v1:t-2:a', 'd'.repeat(64), options);
+    if (begun.kind !== 'acquired') throw new Error(begun.kind);
+    await inner.complete(begun.lease, raw);
+    expect(store.peekReplay!('ns:op:v1:t-2:a', 'd'.repeat(64), options)).toBeUndefined();
+    await expect(store.begin('ns:op:v1:t-2:a', 'd'.repeat(64), options)).rejects.toThrow(
+      SealedDataError,
+    );
+  });
+
   it('refuses a sealed response moved to another identity', async () => {
     const inner = new InMemoryIdempotencyRecordStore();
     const store = new EncryptedIdempotencyRecordStore(inner, { keys: [key('k1')] });

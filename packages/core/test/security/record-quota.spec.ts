@@ -48,6 +48,7 @@ describe('QuotaLimitedIdempotencyRecordStore', () => {
     expect((await store.begin('shop:pay:v1:t-1:k1', digest, options)).kind).toBe('in_progress');
     await store.complete(first.lease, ok);
     // Over the limit now, yet the retry is answered, and so is a reused key with another payload.
+    expect(store.peekReplay!('shop:pay:v1:t-1:k1', digest, options)).toEqual(ok);
     expect((await store.begin('shop:pay:v1:t-1:k1', digest, options)).kind).toBe('replay');
     expect((await store.begin('shop:pay:v1:t-1:k1', 'b'.repeat(64), options)).kind).toBe(
       'mismatch',

@@ -102,9 +102,15 @@ export class RedisIdempotencyRecordStore implements IdempotencyRecordStore, Clai
     closers.add(this.closeNearCache);
   }
 
-  async begin(identity: string, digest: string, options: BeginOptions): Promise<BeginOutcome> {
+  /** Answers from the near cache only: without it (`nearCache: false`, Cluster) never. */
+  peekReplay(identity: string, digest: string, options: BeginOptions): StoredResponse | undefined {
     const near = this.nearCache?.answer(identity, digest, options);
-    if (near !== undefined) return { kind: 'replay', response: responseOf(near) };
+    return near === undefined ? undefined : responseOf(near);
+  }
+
+  async begin(identity: string, digest: string, options: BeginOptions): Promise<BeginOutcome> {
+    const near = this.peekReplay(identity, digest, options);
+    if (near !== undefined) return { kind: 'replay', response: near };
     const leaseTtlMs = wholeMs('leaseTtlMs', options.leaseTtlMs);
     const retentionMs = wholeMs('retentionMs', options.retentionMs);
     const keyHash = recordKeyHash(identity);

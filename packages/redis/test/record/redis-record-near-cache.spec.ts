@@ -62,11 +62,15 @@ describe('RedisIdempotencyRecordStore near cache', () => {
     for (let i = 0; i < 3; i++) {
       expect(await store.begin(identity, 'd1', options)).toEqual({ kind: 'replay', response });
     }
+    expect(store.peekReplay(identity, 'd1', options)).toEqual(response);
+    expect(store.peekReplay(identity, 'd2', options)).toBeUndefined();
     expect(sent).not.toHaveBeenCalled();
 
+    expect(other.store.peekReplay(identity, 'd1', options)).toBeUndefined();
     expect(await other.store.begin(identity, 'd1', options)).toEqual({ kind: 'replay', response });
     expect(other.sent).toHaveBeenCalledTimes(1);
     expect(await other.store.begin(identity, 'd1', options)).toEqual({ kind: 'replay', response });
+    expect(other.store.peekReplay(identity, 'd1', options)).toEqual(response);
     expect(other.sent).toHaveBeenCalledTimes(1);
   });
 
@@ -80,6 +84,7 @@ describe('RedisIdempotencyRecordStore near cache', () => {
     expect(sent).not.toHaveBeenCalled();
 
     await sleep(350);
+    expect(store.peekReplay(identity, 'd1', short)).toBeUndefined();
     expect((await store.begin(identity, 'd1', short)).kind).toBe('acquired');
     expect(sent).toHaveBeenCalled();
   });
@@ -97,6 +102,8 @@ describe('RedisIdempotencyRecordStore near cache', () => {
 
     expect(await admin.deleteRecord(deleted)).toBe(true);
     await eventually(() => store.nearCacheStats()?.entries === 1, 'the deletion notice');
+    expect(store.peekReplay(deleted, 'd1', options)).toBeUndefined();
+    expect(store.peekReplay(kept, 'd1', options)).toEqual(response);
 
     expect((await store.begin(deleted, 'd1', options)).kind).toBe('acquired');
     expect(await store.begin(kept, 'd1', options)).toEqual({ kind: 'replay', response });
@@ -210,6 +217,7 @@ describe('RedisIdempotencyRecordStore near cache', () => {
     const sent = jest.spyOn(client, 'sendCommand');
     await store.begin(identity, 'd1', options);
     expect(sent).toHaveBeenCalledTimes(1);
+    expect(store.peekReplay(identity, 'd1', options)).toBeUndefined();
     expect(store.nearCacheStats()).toBeUndefined();
     expect(() => new RedisIdempotencyRecordStore(client, { nearCache: { maxEntries: 0 } })).toThrow(
       /nearCache\.maxEntries/,

@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import type { RecordCases, RecordCaseSettings } from './idempotency-record-store.harness.js';
-import { acquired, assertReplays, digestOf, newIdentity } from './record-contract.helpers.js';
+import {
+  acquired,
+  assertReplays,
+  assertSameResponse,
+  digestOf,
+  newIdentity,
+} from './record-contract.helpers.js';
 import { jsonResponse } from './stored-responses.js';
 
 /** What a completed record answers, for how long, and what `purgeExpired` removes. */
@@ -43,6 +49,26 @@ export function retentionCases({ timing, expiresNatively, past }: RecordCaseSett
       assert.equal((await store.begin(identity, b, timing)).kind, 'in_progress');
       assert.deepEqual(await store.begin(identity, a, timing), { kind: 'mismatch' });
     },
+
+    'peekReplay, where implemented, answers only what begin would replay: none before completion, for another digest or owner, or after retention':
+      async ({ store, advance }) => {
+        if (store.peekReplay === undefined) return;
+        const identity = newIdentity('peek');
+        const owned = { ...timing, owner: 'service-a' };
+        assert.equal(store.peekReplay(identity, a, owned), undefined, 'an unknown record');
+        const lease = acquired(await store.begin(identity, a, owned));
+        assert.equal(store.peekReplay(identity, a, owned), undefined, 'a record in flight');
+        await store.complete(lease, jsonResponse);
+
+        const held = store.peekReplay(identity, a, owned);
+        if (held !== undefined) assertSameResponse(held, jsonResponse);
+        assert.equal(store.peekReplay(identity, b, owned), undefined, 'another digest');
+        const foreign = { ...timing, owner: 'service-b' };
+        assert.equal(store.peekReplay(identity, a, foreign), undefined, 'another owner');
+        assert.equal((await store.begin(identity, a, foreign)).kind, 'foreign_owner');
+        await advance(past(retentionMs));
+        assert.equal(store.peekReplay(identity, a, owned), undefined, 'an expired record');
+      },
 
     'purgeExpired removes only expired records, in batches': async ({ store, advance }) => {
       const short = timing;
