@@ -6,6 +6,7 @@ import type { Platform } from './servers/server-config.js';
 
 export const HTTP_SCENARIOS = [
   'bare',
+  'interceptor-floor',
   'singleflight-miss',
   'singleflight-hit',
   'idempotent-miss',
@@ -76,6 +77,16 @@ export function contendersFor(
       store: 'none',
       server: 'bare',
       request: post('/bare', fixedBody),
+      ownBare: 'bare',
+    },
+    {
+      id: 'bare-intercepted',
+      scenario: 'interceptor-floor',
+      library: 'none',
+      framework: 'Nest 12',
+      store: 'none',
+      server: 'bare',
+      request: post('/bare-intercepted', fixedBody),
       ownBare: 'bare',
     },
     {
