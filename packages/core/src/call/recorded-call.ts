@@ -20,8 +20,9 @@ import { beginOptionsOf, runUnderRecord } from './record-protocol.js';
 
 /**
  * An idempotent call on the record store alone: its `begin` is the lock, the replay and the
- * mismatch check; a replay the store holds in this process (`peekReplay`) answers before it. Calls of this process with the same identity and payload that arrive while the
- * first is still claiming the record share what it finds instead of asking the store again.
+ * mismatch check; a replay the store holds in this process (`peekReplay`) answers before it.
+ * Calls of this process with the same identity and payload that arrive while the first is
+ * still claiming the record share what it finds instead of asking the store again.
  */
 export async function runRecorded(
   env: CallEnvironment,

@@ -226,8 +226,9 @@ export class SingleFlight {
     key: string,
     options?: Pick<FlightRunOptions, 'operation' | 'shared'>,
   ): FlightResult<T> | undefined {
+    if (this.#flights.get(key) !== undefined) return undefined;
     const held = this.coordinator.peek?.(key);
-    if (held?.kind !== 'cached' || this.#flights.get(key) !== undefined) return undefined;
+    if (held?.kind !== 'cached') return undefined;
     const shared = options?.shared === true;
     if (this.#isForeign(this.#outcomes.ownerOf(held.payload), shared)) return undefined;
     const startedAt = performance.now();
