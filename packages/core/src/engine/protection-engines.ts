@@ -1,11 +1,8 @@
 import type { OncelyEventListener } from '../events/oncely-event.js';
 import type { Clock } from '../time/clock.js';
 import type { FlightCoordinator } from '../flight/flight-coordinator.port.js';
-import {
-  callerPeeksFirst,
-  letRejectingCallersJoin,
-  SingleFlight,
-} from '../flight/single-flight.js';
+import { callerPeeksFirst, letRejectingCallersJoin } from '../flight/executor-flight-marks.js';
+import { SingleFlight } from '../flight/single-flight.js';
 import type { IdempotencyRecordStore } from '../record/idempotency-record-store.port.js';
 import type { ProtectedCallEngines } from '../call/protected-call.types.js';
 

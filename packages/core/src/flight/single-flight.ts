@@ -9,13 +9,15 @@ import {
   type AcquireOutcome,
   type FlightCoordinator,
 } from './flight-coordinator.port.js';
-import type { FlightContext, FlightResult, FlightRunOptions, FlightWork } from './flight.types.js';
+import type { FlightResult, FlightRunOptions, FlightWork } from './flight.types.js';
 import { FlightLeader } from './flight-leader.js';
 import { FlightOutcomes } from './flight-outcomes.js';
 import { Leadership, mayRunAgain, type Landing } from './local-flight.js';
 import { LocalFlights } from './local-flights.js';
+import { joinsUnderReject, peeksBeforeRun } from './executor-flight-marks.js';
 import { NoticeSubscription } from './notice-subscription.js';
 import { ResultCodec } from './result-codec.js';
+import { uncoordinatedContext } from './uncoordinated-context.js';
 import {
   resolveEngineOptions,
   resolveFlightOptions,
@@ -24,33 +26,6 @@ import {
   type ResolvedFlightOptions,
   type SingleFlightOptions,
 } from './single-flight-options.js';
-
-/** The flights made by `letRejectingCallersJoin`. */
-const joinedUnderReject = new WeakSet<SingleFlight>();
-
-/**
- * For the engines of the HTTP executor, which refuse a duplicate of a running handler themselves
- * (they know when the handler starts, the flight does not): an `onBusy: 'reject'` caller of
- * `flight` joins a flight of this process as long as its lease holds, and so shares what that
- * flight only read (a replay, a foreign owner's refusal).
- */
-export function letRejectingCallersJoin(flight: SingleFlight): SingleFlight {
-  joinedUnderReject.add(flight);
-  return flight;
-}
-
-/** The flights made by `callerPeeksFirst`. */
-const peekedByCaller = new WeakSet<SingleFlight>();
-
-/**
- * For the engines of the HTTP executor, which `peek` before they join a call of this process:
- * `run` of `flight` does not peek again, so that a miss asks the coordinator's held outcomes
- * once.
- */
-export function callerPeeksFirst(flight: SingleFlight): SingleFlight {
-  peekedByCaller.add(flight);
-  return flight;
-}
 
 /**
  * Runs a piece of work once per key across every process sharing the coordinator, and hands its
@@ -158,7 +133,7 @@ export class SingleFlight {
     work: FlightWork<T>,
     options?: FlightRunOptions,
   ): Promise<FlightResult<T>> {
-    if (!peekedByCaller.has(this)) {
+    if (peeksBeforeRun(this)) {
       const held = this.peek<T>(key, options);
       if (held !== undefined) return held;
     }
@@ -195,7 +170,7 @@ export class SingleFlight {
           key,
           settings,
           deadline,
-          joinedUnderReject.has(this),
+          joinsUnderReject(this),
         );
         if ('freed' in outcome) {
           this.#flights.forget(key, running);
@@ -410,18 +385,6 @@ export class SingleFlight {
     if (service === undefined || shared || owner === undefined) return false;
     return !isOwnService(owner, service, serviceAliases);
   }
-}
-
-/** Without a lease there is nothing to lose: the signal never fires. */
-function uncoordinatedContext(key: string): FlightContext {
-  let signal: AbortSignal | undefined;
-  return {
-    key,
-    fence: 0,
-    get signal() {
-      return (signal ??= new AbortController().signal);
-    },
-  };
 }
 
 function sleep(ms: number): Promise<void> {

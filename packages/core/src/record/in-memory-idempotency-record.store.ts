@@ -6,18 +6,16 @@ import type {
   IdempotencyRecordStore,
   RecordLease,
 } from './idempotency-record-store.port.js';
-import { foreignOwnerOf } from './foreign-owner-of.js';
 import { positiveWholeNumber } from './invalid-record-option.error.js';
 import { InMemoryCapacityError } from '../errors/in-memory-capacity.error.js';
 import { LeaseLostError } from '../errors/lease-lost.error.js';
 import { recordKeyHash } from './record-key-hash.js';
-import { ENTRY_OVERHEAD_BYTES, textBytes } from '../memory/held-bytes.js';
 import {
   decodeStoredResponse,
   encodeStoredResponse,
   encodedResponseBytes,
-  type EncodedResponse,
 } from './stored-response.codec.js';
+import { answerOf, copyOf, recordBytes, type MemoryRecord } from './memory-record.js';
 import type { StoredResponse } from './stored-response.js';
 import type {
   ForceReleaseOutcome,
@@ -66,20 +64,6 @@ export const DEFAULT_MAX_RECORDS = 100_000;
  * single-instance service is better served by a shared store.
  */
 export const DEFAULT_MAX_RECORD_BYTES = 256 * 1024 * 1024;
-
-interface MemoryRecord {
-  /** The identity it was claimed under, for listings by operation. */
-  readonly identity: string;
-  readonly fingerprint: string;
-  /** The service that claimed it (`BeginOptions.owner`), when it said. */
-  readonly owner?: string;
-  readonly ownerToken: string;
-  readonly fence: number;
-  readonly retentionMs: number;
-  /** The lease's end while in progress, the retention's end once completed. */
-  expiresAt: number;
-  response?: EncodedResponse;
-}
 
 /**
  * The embedded default: records in this process's memory, with the port's exact semantics
@@ -364,43 +348,4 @@ export class InMemoryIdempotencyRecordStore
     }
     this.firstExpiryAt = firstExpiryAt;
   }
-}
-
-/** What a live record answers a `begin` with `digest`; `undefined` once it expired. */
-function answerOf(
-  record: MemoryRecord,
-  digest: string,
-  now: number,
-  options: BeginOptions,
-): BeginOutcome | undefined {
-  if (record.expiresAt <= now) return undefined;
-  const foreign = foreignOwnerOf(record.owner, options);
-  if (foreign !== undefined) return { kind: 'foreign_owner', owner: foreign };
-  if (record.fingerprint !== digest) return { kind: 'mismatch' };
-  if (record.response) {
-    return { kind: 'replay', response: decodeStoredResponse(copyOf(record.response)) };
-  }
-  return { kind: 'in_progress', retryAfterMs: record.expiresAt - now };
-}
-
-/** A record's bytes as `maxBytes` counts them. */
-function recordBytes(record: MemoryRecord): number {
-  return (
-    ENTRY_OVERHEAD_BYTES +
-    textBytes(record.identity) +
-    textBytes(record.fingerprint) +
-    textBytes(record.ownerToken) +
-    textBytes(record.owner ?? '') +
-    (record.response ? encodedResponseBytes(record.response) : 0)
-  );
-}
-
-/** Stored bytes never alias the caller's buffers, in either direction. */
-function copyOf(encoded: EncodedResponse): EncodedResponse {
-  return {
-    status: encoded.status,
-    headers: encoded.headers,
-    bodyKind: encoded.bodyKind,
-    body: encoded.body && new Uint8Array(encoded.body),
-  };
 }

@@ -7,7 +7,7 @@ import {
   type OncelyEvent,
 } from '@oncely/core';
 import { HttpStatusFailurePolicy } from '@oncely/core/adapter';
-import { callerPeeksFirst } from '../../src/flight/single-flight.js';
+import { callerPeeksFirst } from '../../src/flight/executor-flight-marks.js';
 import { HttpError, deferred } from './flight-test-helpers.js';
 
 describe('SingleFlight: a result held in this process (peek)', () => {
