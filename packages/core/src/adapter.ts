@@ -80,7 +80,9 @@ export {
 } from './http/response-writer.js';
 /** Has the platform's next send write a replay or a shared result (Fastify, Express). */
 export { answerAtNextSend } from './http/answer-at-next-send.js';
-export { storedBodyValue, type HttpResponse } from './http/http-response.js';
+export type { HttpResponse } from './http/http-response.js';
+/** What the app's outer layers are handed for a kept body that answers in their place. */
+export { replayedBodyValue } from './http/answer-body.js';
 /** Shares a leader's HTTP failure with its followers when its status says it would repeat. */
 export {
   HttpStatusFailurePolicy,

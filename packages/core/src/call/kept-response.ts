@@ -32,11 +32,18 @@ export function shareable(
   return { ...response, headers: route.replayHeaders.pick(response.headers) };
 }
 
+// A held response answers every hit on it with one replay, made on the first.
+const replays = new WeakMap<StoredResponse, HttpResponse>();
+
 /** A kept response as a replay: its kept headers plus `idempotent-replayed: true`. */
 export function replayOf(response: StoredResponse): HttpResponse {
+  let replay = replays.get(response);
+  if (replay !== undefined) return replay;
   const headers: Record<string, string> = { ...response.headers };
   headers[REPLAYED_HEADER] = 'true';
-  return { status: response.status, headers, body: response.body };
+  replay = { status: response.status, headers, body: response.body };
+  replays.set(response, replay);
+  return replay;
 }
 
 /**

@@ -1,7 +1,11 @@
 import type { OncelyEventListener } from '../events/oncely-event.js';
 import type { Clock } from '../time/clock.js';
 import type { FlightCoordinator } from '../flight/flight-coordinator.port.js';
-import { callerPeeksFirst, letRejectingCallersJoin } from '../flight/executor-flight-marks.js';
+import {
+  callerPeeksFirst,
+  decodesHeldResultsOnce,
+  letRejectingCallersJoin,
+} from '../flight/executor-flight-marks.js';
 import { SingleFlight } from '../flight/single-flight.js';
 import type { IdempotencyRecordStore } from '../record/idempotency-record-store.port.js';
 import type { ProtectedCallEngines } from '../call/protected-call.types.js';
@@ -67,8 +71,9 @@ export function createProtectionEngines(options: ProtectionEnginesOptions): Prot
 
 /**
  * The executor refuses a duplicate of a running handler itself (`refuseRunningDuplicate`), and
- * peeks at the flight's held result before it joins a call of this process.
+ * peeks at the flight's held result before it joins a call of this process. It only reads the
+ * kept responses a flight hands it, so a held one is decoded once for every hit on it.
  */
 function forExecutor(flight: SingleFlight): SingleFlight {
-  return callerPeeksFirst(letRejectingCallersJoin(flight));
+  return decodesHeldResultsOnce(callerPeeksFirst(letRejectingCallersJoin(flight)));
 }

@@ -36,3 +36,21 @@ export function joinsUnderReject(flight: object): boolean {
 export function peeksBeforeRun(flight: object): boolean {
   return !peekedByCaller.has(flight);
 }
+
+/** The flights made by `decodesHeldResultsOnce`. */
+const sharingDecodedResults = new WeakSet<object>();
+
+/**
+ * For the engines of the HTTP executor, which only read the results they are handed (a kept
+ * response, whose value a value call rebuilds afresh): `peek` of `flight` decodes a held result
+ * once and hands the same value to every hit on it, rather than a copy to each.
+ */
+export function decodesHeldResultsOnce<F extends object>(flight: F): F {
+  sharingDecodedResults.add(flight);
+  return flight;
+}
+
+/** Whether `flight` was made by `decodesHeldResultsOnce`. */
+export function sharesDecodedResults(flight: object): boolean {
+  return sharingDecodedResults.has(flight);
+}

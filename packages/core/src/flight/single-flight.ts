@@ -12,6 +12,7 @@ import {
 import type { FlightResult, FlightRunOptions, FlightWork } from './flight.types.js';
 import { FlightLeader } from './flight-leader.js';
 import { FlightOutcomes } from './flight-outcomes.js';
+import { heldResultOf } from './held-results.js';
 import { Leadership, mayRunAgain, type Landing } from './local-flight.js';
 import { LocalFlights } from './local-flights.js';
 import { joinsUnderReject, peeksBeforeRun } from './executor-flight-marks.js';
@@ -209,7 +210,7 @@ export class SingleFlight {
     const startedAt = performance.now();
     let value: T;
     try {
-      value = this.#outcomes.readResult(held.payload) as T;
+      value = heldResultOf(this, held, this.#outcomes) as T;
     } catch (error) {
       this.#emit(key, options?.operation, flightErrorOutcome(error), startedAt, error);
       throw error;

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { HttpResponse } from './http-response.js';
-import { answerPayload, setAnswerHeaders, type AnswerHeaderTarget } from './response-writer.js';
+import { answerBytes } from './answer-body.js';
+import { setAnswerHeaders, type AnswerHeaderTarget } from './response-writer.js';
 
 /** What oncely uses of a Fastify reply (Fastify 4 and 5), read without importing Fastify. */
 interface FastifyReplyLike {
@@ -28,9 +29,8 @@ interface FastifyReplyLike {
 export function answerThroughFastifyReply(reply: unknown, response: HttpResponse): boolean {
   if (!isFastifyReply(reply) || reply.sent) return false;
   if (response.status < 200 || response.status > 599) return false;
-  const payload = answerPayload(response.body);
-  if (payload !== undefined && response.headers['content-type'] === undefined) return false;
-  const bytes = typeof payload === 'string' ? Buffer.from(payload, 'utf8') : payload;
+  const bytes = answerBytes(response.body);
+  if (bytes !== undefined && response.headers['content-type'] === undefined) return false;
   const target = headerTarget(reply);
   reply.send = function sendAnswer(this: FastifyReplyLike): unknown {
     // The own property goes as it came: the prototype's `send` is Fastify's again.

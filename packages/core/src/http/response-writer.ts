@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import type { StoredBody } from '../record/stored-response.js';
-import { storedBodyValue, type HttpResponse } from './http-response.js';
+import { answerPayload } from './answer-body.js';
+import type { HttpResponse } from './http-response.js';
 import { DEFAULT_REPLAY_HEADERS } from './replay-header-policy.js';
 
 /**
@@ -105,13 +105,4 @@ function mergedVary(current: number | string | string[] | undefined, answer: str
     if (name !== '' && !names.has(name.toLowerCase())) names.set(name.toLowerCase(), name);
   }
   return [...names.values()].join(', ');
-}
-
-/**
- * A kept body as it goes on the wire; `undefined` when it is empty. JSON stays a string: Node
- * sends a string body in one write with the headers, a buffer in a second one.
- */
-export function answerPayload(body: StoredBody): string | Buffer | undefined {
-  if (body.kind === 'json') return JSON.stringify(body.value);
-  return storedBodyValue(body);
 }

@@ -7,8 +7,12 @@ import {
   type OncelyEvent,
 } from '@oncely/core';
 import { HttpStatusFailurePolicy } from '@oncely/core/adapter';
-import { callerPeeksFirst } from '../../src/flight/executor-flight-marks.js';
+import {
+  callerPeeksFirst,
+  decodesHeldResultsOnce,
+} from '../../src/flight/executor-flight-marks.js';
 import { HttpError, deferred } from './flight-test-helpers.js';
+import { ManualClock } from './manual-clock.js';
 
 describe('SingleFlight: a result held in this process (peek)', () => {
   let coordinator: InMemoryFlightCoordinator;
@@ -125,5 +129,27 @@ describe('SingleFlight: a result held in this process (peek)', () => {
     });
     expect(peek).not.toHaveBeenCalled();
     expect(acquire).toHaveBeenCalledTimes(1);
+  });
+
+  it('hands every hit on one held result the value decoded on the first, for an engine marked decodesHeldResultsOnce, and decodes the next result held anew', async () => {
+    const clock = new ManualClock();
+    const expiring = new InMemoryFlightCoordinator({ clock, sweepInterval: 0 });
+    const flight = decodesHeldResultsOnce(new SingleFlight(expiring));
+    const parse = jest.spyOn(JSON, 'parse');
+    await flight.run('report:6', async () => ({ rows: [1] }), { resultTtl: 10_000 });
+
+    const first = flight.peek<{ rows: number[] }>('report:6');
+    const second = flight.peek<{ rows: number[] }>('report:6');
+    const parsedForHits = parse.mock.calls.length;
+    clock.advance(10_000);
+    await flight.run('report:6', async () => ({ rows: [2] }), { resultTtl: 10_000 });
+    const third = flight.peek<{ rows: number[] }>('report:6');
+    parse.mockRestore();
+    await expiring.close();
+
+    expect(first?.value).toEqual({ rows: [1] });
+    expect(second?.value).toBe(first?.value);
+    expect(parsedForHits).toBe(1);
+    expect(third?.value).toEqual({ rows: [2] });
   });
 });

@@ -6,7 +6,7 @@ import {
   answerAtNextSend,
   expressFreshness,
   httpCallKeys,
-  storedBodyValue,
+  replayedBodyValue,
   type CallKeys,
   type FreshnessCheck,
   type HttpKeyHooks,
@@ -153,7 +153,7 @@ export class HttpRouteInterception {
           if (capture !== undefined || !answerAtNextSend(reply, result.response)) {
             captureOf().replaceWith(result.response);
           }
-          call.emit(storedBodyValue(result.response.body));
+          call.emit(replayedBodyValue(result.response.body));
         },
         (error: unknown) => {
           if (call.emitted) captureOf().replaceWith(problemResponseOf(error));

@@ -24,7 +24,7 @@ const DECIDE = ['httpCallKeys', 'ProtectedCallExecutor.execute'];
 /** The handler ran here: its response is held until the record keeps it, then sent. */
 const OWN = [...DECIDE, 'ResponseCapture.holdingFor', 'ResponseCapture.commit'];
 /** A kept answer goes out at the platform's next send, the value through the outer layers. */
-const KEPT = [...DECIDE, 'answerAtNextSend', 'storedBodyValue'];
+const KEPT = [...DECIDE, 'answerAtNextSend', 'replayedBodyValue'];
 
 describe.each(PLATFORMS)('calls into core per request on Nest-%s', (platform) => {
   let app: INestApplication;
