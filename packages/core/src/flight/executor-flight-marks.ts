@@ -1,4 +1,4 @@
-// Marks the HTTP executor puts on its `SingleFlight` engines, read by `SingleFlight.run`.
+// Marks the HTTP executor puts on its `SingleFlight` engines, read by `run` and `peek`.
 
 /** The flights made by `letRejectingCallersJoin`. */
 const joinedUnderReject = new WeakSet<object>();
