@@ -99,6 +99,7 @@ export { MAX_INPUT_DEPTH } from './key/key.constants.js';
 export {
   decodeStoredResponse,
   encodeStoredResponse,
+  sharedReplayOf,
   type EncodedResponse,
 } from './record/stored-response.codec.js';
 /** How caches bounded by `maxBytes` count an entry's bytes, from the data they already hold. */

@@ -35,7 +35,9 @@ export interface IdempotencyRecordStore {
    * with nothing claimed and no round trip; `undefined` for anything else (no such record known
    * here, another digest or owner, a record in flight), which `begin` then decides. The executor
    * asks it before `begin` on every call, so it must be cheap and must never answer a record
-   * `begin` would no longer replay (expired, purged, released by an operator).
+   * `begin` would no longer replay (expired, purged, released by an operator). Unlike `begin`'s,
+   * its answer may be one object shared by every peek of a record (`sharedReplayOf`): callers
+   * read it and never change it.
    */
   peekReplay?(identity: string, digest: string, options: BeginOptions): StoredResponse | undefined;
 

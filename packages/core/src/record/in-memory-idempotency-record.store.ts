@@ -14,6 +14,7 @@ import {
   decodeStoredResponse,
   encodeStoredResponse,
   encodedResponseBytes,
+  sharedReplayOf,
 } from './stored-response.codec.js';
 import { answerOf, copyOf, recordBytes, type MemoryRecord } from './memory-record.js';
 import type { StoredResponse } from './stored-response.js';
@@ -167,7 +168,7 @@ export class InMemoryIdempotencyRecordStore
 
   peekReplay(identity: string, digest: string, options: BeginOptions): StoredResponse | undefined {
     const record = this.records.get(recordKeyHash(identity));
-    const answer = record && answerOf(record, digest, this.clock.now(), options);
+    const answer = record && answerOf(record, digest, this.clock.now(), options, sharedReplayOf);
     return answer?.kind === 'replay' ? answer.response : undefined;
   }
 

@@ -1,6 +1,7 @@
 import { ENTRY_OVERHEAD_BYTES, textBytes } from '../memory/held-bytes.js';
 import { foreignOwnerOf } from './foreign-owner-of.js';
 import type { BeginOptions, BeginOutcome } from './idempotency-record-store.port.js';
+import type { StoredResponse } from './stored-response.js';
 import {
   decodeStoredResponse,
   encodedResponseBytes,
@@ -22,21 +23,29 @@ export interface MemoryRecord {
   response?: EncodedResponse;
 }
 
-/** What a live record answers a `begin` with `digest`; `undefined` once it expired. */
+/**
+ * What a live record answers a `begin` with `digest`; `undefined` once it expired. A replay is
+ * `replayOf` its response: by default a copy of its own for the caller.
+ */
 export function answerOf(
   record: MemoryRecord,
   digest: string,
   now: number,
   options: BeginOptions,
+  replayOf: (response: EncodedResponse) => StoredResponse = ownCopyOf,
 ): BeginOutcome | undefined {
   if (record.expiresAt <= now) return undefined;
   const foreign = foreignOwnerOf(record.owner, options);
   if (foreign !== undefined) return { kind: 'foreign_owner', owner: foreign };
   if (record.fingerprint !== digest) return { kind: 'mismatch' };
   if (record.response) {
-    return { kind: 'replay', response: decodeStoredResponse(copyOf(record.response)) };
+    return { kind: 'replay', response: replayOf(record.response) };
   }
   return { kind: 'in_progress', retryAfterMs: record.expiresAt - now };
+}
+
+function ownCopyOf(response: EncodedResponse): StoredResponse {
+  return decodeStoredResponse(copyOf(response));
 }
 
 /** A record's bytes as `maxBytes` counts them. */

@@ -70,6 +70,23 @@ export function decodeStoredResponse(encoded: EncodedResponse): StoredResponse {
   };
 }
 
+const sharedReplays = new WeakMap<EncodedResponse, StoredResponse>();
+
+/**
+ * What `peekReplay` answers for a record a store holds as one `EncodedResponse` object for its
+ * whole life: decoded on the first peek, then the same object for every later one, so a replay
+ * parses nothing. It views the record's bytes; that is safe because what `peekReplay` answers
+ * is only read (the app's outer layers get a copy of their own, `replayedBodyValue`).
+ */
+export function sharedReplayOf(encoded: EncodedResponse): StoredResponse {
+  let replay = sharedReplays.get(encoded);
+  if (replay === undefined) {
+    replay = decodeStoredResponse(encoded);
+    sharedReplays.set(encoded, replay);
+  }
+  return replay;
+}
+
 function decodeBody(kind: string, body: Uint8Array | null): StoredBody {
   if (!bodyKinds.has(kind)) {
     throw new Error(

@@ -27,6 +27,11 @@ export interface EncryptedRecordStoreOptions extends EncryptionOptions {
   readonly acceptUnsealed?: boolean;
 }
 
+interface OpenedPeek {
+  readonly identity: string;
+  readonly response: StoredResponse;
+}
+
 /**
  * Encryption at rest for any `IdempotencyRecordStore`: stored responses (headers and body) are
  * sealed with AES-256-GCM before they reach the store and opened on replay; identities, digests,
@@ -37,6 +42,11 @@ export interface EncryptedRecordStoreOptions extends EncryptionOptions {
 export class EncryptedIdempotencyRecordStore extends ForwardingIdempotencyRecordStore {
   readonly #keyring: EncryptionKeyring;
   readonly #acceptUnsealed: boolean;
+  /**
+   * Each peeked response opened once, under the identity it was opened for: a store that shares
+   * its peeks (`sharedReplayOf`) is decrypted once per record, not once per replay.
+   */
+  readonly #openedPeeks = new WeakMap<StoredResponse, OpenedPeek>();
 
   constructor(store: IdempotencyRecordStore, options: EncryptedRecordStoreOptions) {
     super(store);
@@ -63,7 +73,11 @@ export class EncryptedIdempotencyRecordStore extends ForwardingIdempotencyRecord
     response: StoredResponse,
   ): StoredResponse | undefined {
     try {
-      return this.#open(identity, response);
+      const known = this.#openedPeeks.get(response);
+      if (known?.identity === identity) return known.response;
+      const opened = this.#open(identity, response);
+      this.#openedPeeks.set(response, { identity, response: opened });
+      return opened;
     } catch (error) {
       if (error instanceof SealedDataError) return undefined;
       throw error;

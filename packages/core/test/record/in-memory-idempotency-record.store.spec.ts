@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import type { RecordLease, StoredResponse } from '@oncely/core';
 import type { Clock } from '@oncely/core/adapter';
 import {
@@ -54,6 +55,38 @@ describe('InMemoryIdempotencyRecordStore', () => {
     acquired(await store.begin('sweep:late', 'd', timing));
 
     expect(store.size).toBe(1);
+  });
+
+  it('decodes a completed record once for every peek, while begin still hands out copies', async () => {
+    const store = new InMemoryIdempotencyRecordStore();
+    const parse = jest.spyOn(JSON, 'parse');
+    try {
+      const lease = acquired(await store.begin('peek:1', 'd', timing));
+      await store.complete(lease, {
+        status: 201,
+        headers: { 'x-order': '7' },
+        body: { kind: 'json', value: { id: 7 } },
+      });
+      parse.mockClear();
+
+      const first = store.peekReplay('peek:1', 'd', timing);
+      const parsedOnFirstPeek = parse.mock.calls.length;
+      const second = store.peekReplay('peek:1', 'd', timing);
+
+      expect(first).toEqual({
+        status: 201,
+        headers: { 'x-order': '7' },
+        body: { kind: 'json', value: { id: 7 } },
+      });
+      expect(parsedOnFirstPeek).toBe(2);
+      expect(second).toBe(first);
+      expect(parse).toHaveBeenCalledTimes(2);
+      const begun = await store.begin('peek:1', 'd', timing);
+      expect(begun.kind === 'replay' && begun.response).not.toBe(first);
+      expect(begun.kind === 'replay' && begun.response).toEqual(first);
+    } finally {
+      parse.mockRestore();
+    }
   });
 
   it('keeps its own copy of a bytes body: later changes by the caller are not replayed', async () => {

@@ -112,6 +112,28 @@ describe('EncryptedIdempotencyRecordStore', () => {
     );
   });
 
+  it('opens a shared peek once, and only for the identity it was opened under', async () => {
+    const inner = new InMemoryIdempotencyRecordStore();
+    const keys = [key('k1')];
+    const store = new EncryptedIdempotencyRecordStore(inner, { keys });
+    await completeOne(store, 'ns:op:v1:t-1:a');
+
+    const first = store.peekReplay!('ns:op:v1:t-1:a', 'd'.repeat(64), options);
+    expect(first).toEqual(response);
+    expect(store.peekReplay!('ns:op:v1:t-1:a', 'd'.repeat(64), options)).toBe(first);
+
+    // A store that answered another identity with the same object must not get the opening.
+    const shared = inner.peekReplay('ns:op:v1:t-1:a', 'd'.repeat(64), options)!;
+    const sharing = new EncryptedIdempotencyRecordStore(
+      Object.assign(Object.create(inner) as InMemoryIdempotencyRecordStore, {
+        peekReplay: () => shared,
+      }),
+      { keys },
+    );
+    expect(sharing.peekReplay!('ns:op:v1:t-1:a', 'd'.repeat(64), options)).toEqual(response);
+    expect(sharing.peekReplay!('ns:op:v1:t-2:a', 'd'.repeat(64), options)).toBeUndefined();
+  });
+
   it('refuses a sealed response moved to another identity', async () => {
     const inner = new InMemoryIdempotencyRecordStore();
     const store = new EncryptedIdempotencyRecordStore(inner, { keys: [key('k1')] });

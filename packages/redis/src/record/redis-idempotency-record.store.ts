@@ -9,7 +9,7 @@ import {
   type RecordLease,
   type StoredResponse,
 } from '@oncely/core';
-import { encodeStoredResponse, recordKeyHash } from '@oncely/core/adapter';
+import { encodeStoredResponse, recordKeyHash, sharedReplayOf } from '@oncely/core/adapter';
 import { RedisClaimRegistry } from '../claims/redis-claim.registry.js';
 import { InvalidRedisOptionError } from '../connection/invalid-redis-option.error.js';
 import { keyPrefix } from '../connection/key-prefix.js';
@@ -105,12 +105,12 @@ export class RedisIdempotencyRecordStore implements IdempotencyRecordStore, Clai
   /** Answers from the near cache only: without it (`nearCache: false`, Cluster) never. */
   peekReplay(identity: string, digest: string, options: BeginOptions): StoredResponse | undefined {
     const near = this.nearCache?.answer(identity, digest, options);
-    return near === undefined ? undefined : responseOf(near);
+    return near === undefined ? undefined : sharedReplayOf(near);
   }
 
   async begin(identity: string, digest: string, options: BeginOptions): Promise<BeginOutcome> {
-    const near = this.peekReplay(identity, digest, options);
-    if (near !== undefined) return { kind: 'replay', response: near };
+    const near = this.nearCache?.answer(identity, digest, options);
+    if (near !== undefined) return { kind: 'replay', response: responseOf(near) };
     const leaseTtlMs = wholeMs('leaseTtlMs', options.leaseTtlMs);
     const retentionMs = wholeMs('retentionMs', options.retentionMs);
     const keyHash = recordKeyHash(identity);

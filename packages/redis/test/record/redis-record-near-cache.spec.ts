@@ -74,6 +74,19 @@ describe('RedisIdempotencyRecordStore near cache', () => {
     expect(other.sent).toHaveBeenCalledTimes(1);
   });
 
+  it('decodes a near-cached record once for every peek; begin still hands out copies', async () => {
+    const { store } = await listeningStore();
+    const identity = nextIdentity();
+    await store.complete(acquired(await store.begin(identity, 'd1', options)), response);
+
+    const first = store.peekReplay(identity, 'd1', options);
+    expect(first).toEqual(response);
+    expect(store.peekReplay(identity, 'd1', options)).toBe(first);
+    const begun = await store.begin(identity, 'd1', options);
+    expect(begun).toEqual({ kind: 'replay', response });
+    expect(begun.kind === 'replay' && begun.response).not.toBe(first);
+  });
+
   it('never answers after the record expired in Redis', async () => {
     const { store, sent } = await listeningStore();
     const identity = nextIdentity();
