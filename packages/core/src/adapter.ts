@@ -99,9 +99,10 @@ export { MAX_INPUT_DEPTH } from './key/key.constants.js';
 export {
   decodeStoredResponse,
   encodeStoredResponse,
-  sharedReplayOf,
   type EncodedResponse,
 } from './record/stored-response.codec.js';
+/** A record held in this process decoded once for every `peekReplay` of it. */
+export { sharedReplayOf } from './record/stored-response.codec.js';
 /** How caches bounded by `maxBytes` count an entry's bytes, from the data they already hold. */
 export { ENTRY_OVERHEAD_BYTES, textBytes } from './memory/held-bytes.js';
 export { encodedResponseBytes } from './record/stored-response.codec.js';
